@@ -1,0 +1,72 @@
+// rowwise/numeric/pack.cuh — aligned arrays of N elements moved as one access.
+//
+// aligned_array<T, N> is the single vector type of the library: N * sizeof(T) is 1..16 bytes
+// and the array is aligned to its own size, so one load or store of it compiles to a single
+// LDG/STG of that width (16 bytes: LDG.E.128) when the address is aligned to that size.
+// Callers are responsible for alignment: the dispatch layer only picks a width for which every
+// pointer and row stride involved is aligned (see dispatch/alignment.hpp).
+#pragma once
+
+#include <cstdint>
+
+#include "rowwise/numeric/dtype.cuh"
+
+namespace rowwise {
+
+/// Elements in one 16-byte access of T: 4 for fp32, 8 for fp16/bf16.
+template <class T>
+inline constexpr int max_pack_elems_v = 16 / static_cast<int>(sizeof(T));
+
+template <class T, int N>
+struct alignas(sizeof(T) * N) aligned_array {
+  static_assert(N >= 1 && (N & (N - 1)) == 0, "pack length must be a power of two");
+  static_assert(sizeof(T) * N <= 16, "a pack is at most 16 bytes");
+  T v[N];
+  __host__ __device__ T& operator[](int i) { return v[i]; }
+  __host__ __device__ const T& operator[](int i) const { return v[i]; }
+};
+
+/// How a global load should treat the cache. `stream`: the data is read exactly once, so it
+/// is marked evict-first and does not displace reused data (weights, re-read rows).
+/// `keep`: default caching, for data a later pass reads again (streaming regime).
+enum class load_policy { keep, stream };
+
+/// Load one aligned pack from global memory. `p` must be aligned to sizeof(T) * N.
+template <load_policy P = load_policy::keep, class T, int N>
+__device__ __forceinline__ void load_pack(aligned_array<T, N>& dst, const T* p) {
+  using A = aligned_array<T, N>;
+  if constexpr (P == load_policy::stream && sizeof(A) == 16) {
+    const int4 raw = __ldcs(reinterpret_cast<const int4*>(p));
+    dst = *reinterpret_cast<const A*>(&raw);
+  } else {
+    dst = *reinterpret_cast<const A*>(p);
+  }
+}
+
+/// Store one aligned pack to global memory. Outputs are never re-read by the kernel that
+/// writes them, so `streaming` marks the lines evict-first (st.global.cs).
+template <bool streaming = true, class T, int N>
+__device__ __forceinline__ void store_pack(T* p, const aligned_array<T, N>& src) {
+  using A = aligned_array<T, N>;
+  if constexpr (streaming && sizeof(A) == 16) {
+    __stcs(reinterpret_cast<int4*>(p), *reinterpret_cast<const int4*>(&src));
+  } else {
+    *reinterpret_cast<A*>(p) = src;
+  }
+}
+
+/// Convert a pack to fp32 values.
+template <class T, int N>
+__device__ __forceinline__ void pack_to_float(const aligned_array<T, N>& a, float (&out)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) out[i] = to_float(a.v[i]);
+}
+
+/// Round fp32 values into a pack (each value rounded once).
+template <class T, int N>
+__device__ __forceinline__ void float_to_pack(const float (&in)[N], aligned_array<T, N>& a) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) a.v[i] = from_float<T>(in[i]);
+}
+
+}  // namespace rowwise

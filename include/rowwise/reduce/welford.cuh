@@ -1,0 +1,37 @@
+// rowwise/reduce/welford.cuh — the Welford triple (n, mean, M2) and its merge (Chan et al.).
+//
+// Summarises a set of values by count, mean and sum of squared deviations from the mean.
+// Unlike E[x^2] - E[x]^2 it keeps full relative accuracy when the mean is large compared with
+// the spread (a LayerNorm row with mean 1e4 and std 1e-2).
+#pragma once
+
+namespace rowwise {
+
+struct welford_value {
+  float n;     // count, as float: exact up to 2^24 and a cheap divisor
+  float mean;  // 0 for an empty set
+  float m2;    // sum of (x - mean)^2
+};
+
+struct welford_reducer {
+  using value_type = welford_value;
+
+  __host__ __device__ static value_type identity() { return {0.0f, 0.0f, 0.0f}; }
+
+  __host__ __device__ static value_type of(float x) { return {1.0f, x, 0.0f}; }
+
+  __host__ __device__ value_type operator()(value_type a, value_type b) const {
+    const float n = a.n + b.n;
+    if (n == 0.0f) return identity();  // both empty: avoid 0/0
+    const float wb = b.n / n;          // weight of b in the merged mean
+    const float delta = b.mean - a.mean;
+    return {n, a.mean + delta * wb, a.m2 + b.m2 + delta * delta * a.n * wb};
+  }
+};
+
+/// Variance (population, divisor n) of a summary; 0 for an empty set.
+__host__ __device__ inline float welford_variance(welford_value v) {
+  return v.n > 0.0f ? v.m2 / v.n : 0.0f;
+}
+
+}  // namespace rowwise
