@@ -2,6 +2,9 @@
 // through distributed shared memory (sm_90+).
 //
 // Contract
+// - The kernel was launched with clusters of at most MaxClusterSize CTAs (1-D cluster); the
+//   actual size is read at run time, so one instantiation serves every cluster size, and a
+//   launch without clusters (a cluster of one) returns the block value untouched.
 // - Called by every thread of every CTA of the cluster, each thread holding its CTA's
 //   aggregate (for example the result of block_all_reduce), the same in every thread of a CTA.
 // - Returns the cluster aggregate in EVERY thread of every CTA, bit-identical everywhere: the
@@ -20,38 +23,57 @@
 
 namespace rowwise {
 
-template <int ClusterSize, class Reducer>
+template <int MaxClusterSize, class Reducer>
 struct cluster_all_reduce {
-  static_assert(ClusterSize >= 1 && ClusterSize <= 16, "cluster size is 1..16 CTAs");
+  static_assert(MaxClusterSize >= 1 && MaxClusterSize <= 16, "cluster size is 1..16 CTAs");
   using value_type = typename Reducer::value_type;
 
   struct storage {
-    value_type slot[2][ClusterSize];
+    value_type slot[2][MaxClusterSize];
   };
+
+  /// CTAs in this CTA's cluster (1 without clusters or before sm_90).
+  __device__ __forceinline__ static unsigned size() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return cooperative_groups::this_cluster().num_blocks();
+#else
+    return 1;
+#endif
+  }
+
+  /// This CTA's rank in its cluster (0 without clusters).
+  __device__ __forceinline__ static unsigned rank() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return cooperative_groups::this_cluster().block_rank();
+#else
+    return 0;
+#endif
+  }
 
   __device__ __forceinline__ static value_type reduce(value_type block_value, storage& s,
                                                       int parity, Reducer op = {}) {
-    if constexpr (ClusterSize == 1) {
+    if constexpr (MaxClusterSize == 1) {
       return block_value;
     } else {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
       namespace cg = cooperative_groups;
       cg::cluster_group cluster = cg::this_cluster();
-      const unsigned rank = cluster.block_rank();
-      if (threadIdx.x < ClusterSize) {
-        // Thread t pushes this CTA's partial into CTA t: ClusterSize stores issued in parallel.
+      const unsigned csize = cluster.num_blocks();
+      if (csize == 1) return block_value;
+      const unsigned my_rank = cluster.block_rank();
+      if (threadIdx.x < csize) {
+        // Thread t pushes this CTA's partial into CTA t: the stores go out in parallel.
         storage* remote = cluster.map_shared_rank(&s, threadIdx.x);
-        remote->slot[parity][rank] = block_value;
+        remote->slot[parity][my_rank] = block_value;
       }
       cluster.sync();  // release/acquire: the pushes are visible to every CTA after it
       value_type v = s.slot[parity][0];
 #pragma unroll
-      for (int r = 1; r < ClusterSize; ++r) v = op(v, s.slot[parity][r]);
+      for (int r = 1; r < MaxClusterSize; ++r)
+        if (r < static_cast<int>(csize)) v = op(v, s.slot[parity][r]);
       return v;
 #else
-      // Clusters do not exist before sm_90; the dispatch never plans ClusterSize > 1 there.
-      __trap();
-      return block_value;
+      return block_value;  // no clusters before sm_90: the dispatch never plans them there
 #endif
     }
   }

@@ -1,0 +1,114 @@
+// rowwise/dispatch/launch.cuh — from a plan to a launched kernel: pick the instantiation, size
+// the grid by occupancy, set the attributes it needs, launch, check.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <type_traits>
+#include <utility>
+
+#include "rowwise/dispatch/alignment.hpp"
+#include "rowwise/dispatch/device_limits.hpp"
+#include "rowwise/dispatch/plan.hpp"
+#include "rowwise/kernels/chunked_kernel.cuh"
+#include "rowwise/kernels/registers_kernel.cuh"
+#include "rowwise/status.hpp"
+
+namespace rowwise {
+namespace dispatch {
+
+template <class Op, class T>
+using row_kernel_fn = void (*)(kernels::row_io<T>, Op, int64_t);
+
+template <class Op, class T, int N, int I>
+constexpr row_kernel_fn<Op, T> registers_instance() {
+  constexpr registers_config c = registers_configs[I];
+  return &kernels::registers_kernel<Op, T, N, c.g, registers_k(I), c.block>;
+}
+
+template <class Op, class T, int N, std::size_t... I>
+row_kernel_fn<Op, T> registers_kernel_at(int config, std::index_sequence<I...>) {
+  constexpr row_kernel_fn<Op, T> table[] = {registers_instance<Op, T, N, static_cast<int>(I)>()...};
+  return table[config];
+}
+
+/// The kernel a plan names, for pack width N.
+template <class Op, class T, int N>
+row_kernel_fn<Op, T> kernel_for(const plan& pl) {
+  switch (pl.kind) {
+    case strategy::registers:
+      return registers_kernel_at<Op, T, N>(pl.config, std::make_index_sequence<registers_config_count>{});
+    case strategy::cached:
+      return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll, true>;
+    case strategy::streaming:
+      return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll, false>;
+  }
+  return nullptr;
+}
+
+/// Launch `pl` (already planned for pack width N). Every CUDA call's error is returned.
+template <class Msg, class Op, class T, int N>
+status launch_plan(const plan& pl, const kernels::row_io<T>& io, const Op& op,
+                   const device_limits& dev, cudaStream_t stream) {
+  const row_kernel_fn<Op, T> kernel = kernel_for<Op, T, N>(pl);
+  const int smem = static_cast<int>(pl.dynamic_smem);
+  cudaError_t e = cudaSuccess;
+  if (smem > 48 * 1024) {
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
+  }
+  if (pl.cluster > 8) {
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
+  }
+  // Persistent grid: as many CTAs as can be resident, but no more than have rows to do.
+  int per_sm = 0;
+  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, pl.block, smem);
+  if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
+  if (per_sm < 1) per_sm = 1;
+  int64_t grid = static_cast<int64_t>(per_sm) * dev.sm_count;
+  grid -= grid % pl.cluster;
+  if (grid > pl.max_useful_blocks) grid = pl.max_useful_blocks;
+  if (grid < pl.cluster) grid = pl.cluster;
+
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(grid));
+  config.blockDim = dim3(static_cast<unsigned>(pl.block));
+  config.dynamicSmemBytes = static_cast<size_t>(smem);
+  config.stream = stream;
+  cudaLaunchAttribute attr[1];
+  if (pl.cluster > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(pl.cluster);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+  }
+  e = cudaLaunchKernelEx(&config, kernel, io, op, pl.segment_packs);
+  return status::from_cuda(e, Msg::launch);
+}
+
+/// Plan and launch an op over validated matrices. `layouts` lists every matrix of the call
+/// (input, output, residual) for the choice of vector width.
+template <class Msg, class Op, class T>
+status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* layouts,
+                int layout_count, cudaStream_t stream) {
+  if (io.rows == 0) return {};
+  device_limits dev;
+  if (const cudaError_t e = current_device_limits(dev); e != cudaSuccess)
+    return status::from_cuda(e, Msg::device);
+  constexpr int widest = max_pack_elems_v<T>;
+  problem p;
+  p.rows = io.rows;
+  p.cols = io.cols;
+  p.elem_bytes = static_cast<int>(sizeof(T));
+  p.pack_elems = choose_pack_elems(layouts, layout_count, p.elem_bytes, widest);
+  const plan pl = plan_rows(p, dev);
+  if (!pl.valid) return status::not_supported(Msg::plan);
+  if (pl.pack_elems == widest) return launch_plan<Msg, Op, T, widest>(pl, io, op, dev, stream);
+  return launch_plan<Msg, Op, T, 1>(pl, io, op, dev, stream);
+}
+
+}  // namespace dispatch
+}  // namespace rowwise

@@ -1,0 +1,140 @@
+// rowwise/dispatch/plan.hpp — choosing the strategy for a problem: a pure function of the
+// problem's shape, element size, vector width and the device limits (no CUDA calls), so it is
+// unit-tested on machines without a GPU.
+#pragma once
+
+#include <cstdint>
+
+#include "rowwise/dispatch/device_limits.hpp"
+#include "rowwise/dispatch/policy.hpp"
+
+namespace rowwise {
+namespace dispatch {
+
+enum class strategy {
+  registers,  // kernels::registers_kernel: sub-warp / warp / block (and cluster) rows in registers
+  cached,     // kernels::chunked_kernel<Cached = true>: segment of the row in shared memory
+  streaming,  // kernels::chunked_kernel<Cached = false>: pass 2 re-reads the row (from L2)
+};
+
+struct problem {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int elem_bytes = 4;   // sizeof(T)
+  int pack_elems = 4;   // N: elements per vector access (16 / sizeof(T), or 1 when misaligned)
+};
+
+struct plan {
+  strategy kind = strategy::registers;
+  int config = 0;                 // registers: index into registers_configs
+  int pack_elems = 1;             // N
+  int threads_per_row = 0;        // G (per CTA)
+  int packs_per_thread = 0;       // K (registers) or unroll (chunked)
+  int block = 0;                  // threads per block
+  int cluster = 1;                // CTAs per row (1: no cluster)
+  int64_t rows_per_step = 1;      // rows one block (cluster) handles per loop step
+  int64_t segment_packs = 0;      // packs of a row each CTA handles
+  int64_t dynamic_smem = 0;       // bytes (cached strategy)
+  int64_t max_useful_blocks = 0;  // CTAs that still get a row (the launcher caps by occupancy)
+  bool valid = false;             // false only if no strategy can run the problem
+};
+
+/// Packs of a row in the worst case (the row's head is at most N - 1 elements).
+constexpr int64_t worst_case_packs(int64_t cols, int n) { return (cols + n - 1 + n - 1) / n; }
+
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Largest power of two <= x (x >= 1).
+constexpr int pow2_floor(int64_t x) {
+  int p = 1;
+  while (static_cast<int64_t>(p) * 2 <= x) p *= 2;
+  return p;
+}
+
+/// The cluster size that spreads `rows` rows of `packs` packs over the GPU: 1 when the rows
+/// alone fill every SM or a row is too short to be worth splitting, otherwise the largest
+/// power of two up to max_cluster that keeps at least min_packs_per_cluster_cta packs per CTA.
+constexpr int spread_cluster(int64_t rows, int64_t packs, const device_limits& dev) {
+  if (!dev.clusters || rows >= dev.sm_count) return 1;
+  int c = pow2_floor(dev.sm_count / (rows > 0 ? rows : 1));
+  if (c > max_cluster) c = max_cluster;
+  while (c > 1 && packs / c < min_packs_per_cluster_cta) c /= 2;
+  return c;
+}
+
+/// The smallest registers config whose row capacity (per CTA) holds `packs` packs.
+constexpr int first_registers_config(int64_t packs, int n, int min_g) {
+  for (int i = 0; i < registers_config_count; ++i) {
+    const registers_config& c = registers_configs[i];
+    if (c.g >= min_g && static_cast<int64_t>(c.g) * registers_k(i) >= packs) return i;
+  }
+  return -1;
+}
+
+constexpr plan make_registers_plan(const problem& p, int config, int cluster, int64_t segment) {
+  plan out;
+  const registers_config& c = registers_configs[config];
+  out.kind = strategy::registers;
+  out.config = config;
+  out.pack_elems = p.pack_elems;
+  out.threads_per_row = c.g;
+  out.packs_per_thread = registers_k(config);
+  out.block = c.block;
+  out.cluster = cluster;
+  out.rows_per_step = c.block / c.g;
+  out.segment_packs = segment;
+  out.max_useful_blocks = ceil_div(p.rows, out.rows_per_step) * cluster;
+  out.valid = true;
+  return out;
+}
+
+constexpr plan make_chunked_plan(const problem& p, bool cached, int cluster, int64_t segment) {
+  plan out;
+  out.kind = cached ? strategy::cached : strategy::streaming;
+  out.pack_elems = p.pack_elems;
+  out.threads_per_row = chunked_block;
+  out.packs_per_thread = chunked_unroll;
+  out.block = chunked_block;
+  out.cluster = cluster;
+  out.rows_per_step = 1;
+  out.segment_packs = segment;
+  out.dynamic_smem = cached ? segment * p.elem_bytes * p.pack_elems : 0;
+  out.max_useful_blocks = p.rows * cluster;
+  out.valid = true;
+  return out;
+}
+
+/// Choose how to run `p` on `dev`:
+/// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
+///    when the rows are too few to fill the SMs and long enough, split each over a cluster
+///    (each CTA then holds a segment in registers);
+/// 2. longer rows: a cluster (if needed, or if rows are few) whose CTAs each cache a segment in
+///    shared memory;
+/// 3. rows too long even for a 16-CTA cluster's shared memory: streaming, re-reading from L2.
+constexpr plan plan_rows(const problem& p, const device_limits& dev) {
+  const int n = p.pack_elems;
+  const int64_t packs = worst_case_packs(p.cols, n);
+  const int64_t pack_bytes = static_cast<int64_t>(p.elem_bytes) * n;
+  const int spread = spread_cluster(p.rows, packs, dev);
+
+  if (spread > 1) {
+    const int64_t segment = ceil_div(packs, spread);
+    const int cfg = first_registers_config(segment, n, 64);
+    if (cfg >= 0) return make_registers_plan(p, cfg, spread, segment);
+  } else {
+    const int cfg = first_registers_config(packs, n, 1);
+    if (cfg >= 0) return make_registers_plan(p, cfg, 1, static_cast<int64_t>(registers_configs[cfg].g) * registers_k(cfg, n));
+  }
+
+  // Shared memory left for the cache after the kernel's static reduction storage (<= 1 KiB).
+  const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 1024;
+  const int max_c = dev.clusters ? max_cluster : 1;
+  for (int c = spread; c <= max_c; c *= 2) {
+    const int64_t segment = ceil_div(packs, c);
+    if (segment * pack_bytes <= cache_bytes) return make_chunked_plan(p, true, c, segment);
+  }
+  return make_chunked_plan(p, false, max_c, ceil_div(packs, max_c));
+}
+
+}  // namespace dispatch
+}  // namespace rowwise

@@ -1,0 +1,54 @@
+// rowwise/kernels/ops/rms_norm_op.cuh — RMSNorm, and residual-add + RMSNorm, as one op.
+#pragma once
+
+#include "rowwise/kernels/ops/row_op.cuh"
+#include "rowwise/kernels/row_io.cuh"
+#include "rowwise/reduce/max_sum.cuh"
+
+namespace rowwise {
+namespace kernels {
+
+/// y = x * rsqrt(mean(x^2) + eps) * weight (weight may be null).
+/// FusedResidual: the strategy first forms x = round_T(in + residual), stores it to residual,
+/// and normalises that stored value — so it agrees with the two-call composition.
+template <class W, bool FusedResidual>
+struct rms_norm_op : row_op_base<rms_norm_op<W, FusedResidual>> {
+  using reducer = sum_reducer;
+  using value = float;
+  static constexpr bool fuses_residual = FusedResidual;
+
+  const W* weight;
+  float eps;
+  int64_t cols;
+
+  struct state {
+    float rstd;
+  };
+
+  template <int M>
+  __device__ __forceinline__ value partial(const float (&v)[M], slot_mask<M> ok) const {
+    float ss = 0.0f;
+#pragma unroll
+    for (int i = 0; i < M; ++i) ss += ok[i] ? v[i] * v[i] : 0.0f;
+    return ss;
+  }
+
+  __device__ __forceinline__ state finalize(value sum_sq) const {
+    return {rsqrtf(sum_sq / static_cast<float>(cols) + eps)};
+  }
+
+  template <int N>
+  __device__ __forceinline__ void apply(float (&v)[N], int64_t col0, const state& s) const {
+#pragma unroll
+    for (int j = 0; j < N; ++j) v[j] *= s.rstd;
+    if (weight != nullptr) {
+      float w[N];
+      load_column_params<N>(weight, col0, cols, w);
+#pragma unroll
+      for (int j = 0; j < N; ++j) v[j] *= w[j];
+    }
+  }
+};
+
+}  // namespace kernels
+}  // namespace rowwise

@@ -1,0 +1,56 @@
+// rowwise/kernels/ops/row_op.cuh — what an op is: how to reduce a row and how to rewrite it.
+//
+// Strategies (kernels/*_kernel.cuh) move and split rows; ops (this folder) say what happens to
+// the numbers. An op is a small trivially-copyable struct passed by value to the kernel:
+//
+//   using reducer = ...;                        // an operator from reduce/
+//   using value = typename reducer::value_type;
+//   struct state { ... };                       // what the write-back needs once the row is reduced
+//   static constexpr bool fuses_residual;       // input = round_T(in + residual), stored to residual
+//
+//   template <int M> value partial(const float (&v)[M], slot_mask<M> ok) const;
+//       summary of the slots with ok[i] (others hold 0 and must be ignored)
+//   state finalize(value total) const;          // from the whole row's summary
+//   template <int N> void apply(float (&v)[N], int64_t col0, const state&) const;
+//       turns the input values of the pack at column col0 into outputs (in place)
+//   void store_stats(int64_t row, const state&) const;  // per-row side outputs, one thread per row
+//
+// and three hooks for strategies that hold the whole row segment of a thread in registers,
+// which lets an op keep intermediate results instead of recomputing them (softmax keeps
+// exp(x - m_thread), so it needs one exponential per element, not two). row_op_base gives the
+// defaults that simply call the raw versions:
+//
+//   template <int M> value partial_in_place(float (&v)[M], slot_mask<M> ok) const;
+//   state finalize_in_place(value total, value mine) const;
+//   template <int N> void apply_in_place(float (&v)[N], int64_t col0, const state&) const;
+#pragma once
+
+#include <cstdint>
+
+#include "rowwise/kernels/slot_mask.cuh"
+
+namespace rowwise {
+namespace kernels {
+
+template <class Derived>
+struct row_op_base {
+  // The Derived type is incomplete while this base is instantiated, so every hook is a
+  // template whose body names Derived only when a kernel calls it.
+  template <int M, class D = Derived>
+  __device__ __forceinline__ auto partial_in_place(float (&v)[M], slot_mask<M> ok) const {
+    return static_cast<const D&>(*this).partial(v, ok);
+  }
+  template <class V, class D = Derived>
+  __device__ __forceinline__ auto finalize_in_place(V total, V /*mine*/) const {
+    return static_cast<const D&>(*this).finalize(total);
+  }
+  template <int N, class S, class D = Derived>
+  __device__ __forceinline__ void apply_in_place(float (&v)[N], int64_t col0, const S& s) const {
+    static_cast<const D&>(*this).apply(v, col0, s);
+  }
+  template <class S>
+  __device__ __forceinline__ void store_stats(int64_t, const S&) const {}
+};
+
+}  // namespace kernels
+}  // namespace rowwise

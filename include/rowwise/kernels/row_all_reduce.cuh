@@ -1,0 +1,52 @@
+// rowwise/kernels/row_all_reduce.cuh — all-reduce over the threads that share one row.
+//
+// A strategy gives each row to G threads: an aligned group of a warp (G <= 32, several rows per
+// block), or the whole block (G == Block), and then possibly the whole cluster of blocks. This
+// picks the primitive for each case, so kernels only say "reduce over my row".
+#pragma once
+
+#include "rowwise/primitives/block_all_reduce.cuh"
+#include "rowwise/primitives/cluster_all_reduce.cuh"
+#include "rowwise/primitives/warp_all_reduce.cuh"
+
+namespace rowwise {
+namespace kernels {
+
+/// Largest cluster a strategy may be launched with (16 needs the non-portable attribute).
+inline constexpr int max_cluster_size = 16;
+
+template <int G, int Block, class Reducer>
+struct row_all_reduce {
+  static_assert(G <= 32 ? Block % G == 0 : G == Block, "a row is a warp group or the whole block");
+  static constexpr bool whole_block = G == Block && G > 32;
+  static constexpr bool clustered = G == Block;  // only whole-block rows are split over clusters
+  using value_type = typename Reducer::value_type;
+  using block_reduce = block_all_reduce<(Block > 32 ? Block : 32), Reducer>;
+  using cluster_reduce = cluster_all_reduce<clustered ? max_cluster_size : 1, Reducer>;
+
+  struct storage {
+    typename block_reduce::storage block[2];
+    typename cluster_reduce::storage cluster;
+  };
+
+  /// Every thread of the block calls this for every row step, alternating parity 0, 1, 0, ...
+  /// (the storages alternate, so one barrier per step suffices). Result in every thread.
+  __device__ __forceinline__ static value_type reduce(value_type v, storage& s, int parity,
+                                                      Reducer op = {}) {
+    if constexpr (G <= 32 && !clustered) {
+      return warp_all_reduce<G>(v, op);
+    } else {
+      if constexpr (whole_block)
+        v = block_reduce::reduce(v, s.block[parity], op);
+      else
+        v = warp_all_reduce<32>(v, op);
+      return cluster_reduce::reduce(v, s.cluster, parity, op);
+    }
+  }
+
+  __device__ __forceinline__ static int cluster_size() { return static_cast<int>(cluster_reduce::size()); }
+  __device__ __forceinline__ static int cluster_rank() { return static_cast<int>(cluster_reduce::rank()); }
+};
+
+}  // namespace kernels
+}  // namespace rowwise

@@ -1,0 +1,110 @@
+// rowwise/kernels/row_io.cuh — where a kernel's rows are, and how one pack of a row is moved.
+//
+// Packs are aligned to memory, not to the row: pack p of a row covers the columns
+// [p*N - head, p*N - head + N), where head = (row start address in elements) mod N. So a row
+// whose start is misaligned by one element (or whose stride is odd) still moves through
+// 16-byte accesses, except for its first and last pack, which go element by element.
+// This only needs in, out (and residual) to share the same misalignment in every row; the
+// dispatch checks that and otherwise picks a narrower N (down to 1) — never a misaligned access.
+#pragma once
+
+#include <cstdint>
+
+#include "rowwise/numeric/pack.cuh"
+
+namespace rowwise {
+namespace kernels {
+
+/// The matrices one launch works on. `residual` is only used by ops that fuse a residual add.
+template <class T>
+struct row_io {
+  const T* in;
+  T* out;
+  T* residual;
+  int64_t rows;
+  int64_t cols;
+  int64_t in_stride;
+  int64_t out_stride;
+  int64_t residual_stride;
+};
+
+/// Elements before the first N-aligned address of a row: the row's head (0..N-1).
+template <int N, class T>
+__device__ __forceinline__ int row_head(const T* row_start) {
+  return static_cast<int>((reinterpret_cast<uintptr_t>(row_start) / sizeof(T)) % N);
+}
+
+/// Number of packs a row of `cols` elements with this head spans.
+template <int N>
+__device__ __forceinline__ int64_t row_packs(int64_t cols, int head) {
+  return (cols + head + N - 1) / N;
+}
+
+/// Load the pack starting at column col0 (may be negative for the head pack) as fp32. Returns
+/// the slots inside [0, cols) as bits (bit j: slot j); the others read nothing and hold 0.
+/// Whole packs are one aligned access.
+template <load_policy P, class T, int N>
+__device__ __forceinline__ unsigned load_row_pack(const T* row, int64_t col0, int64_t cols,
+                                                  float (&v)[N]) {
+  if (col0 >= 0 && col0 + N <= cols) {
+    aligned_array<T, N> a;
+    load_pack<P>(a, row + col0);
+    pack_to_float(a, v);
+    return (1u << N) - 1u;
+  }
+  unsigned ok = 0;
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const int64_t c = col0 + j;
+    const bool inside = c >= 0 && c < cols;
+    v[j] = inside ? to_float(row[c]) : 0.0f;
+    ok |= static_cast<unsigned>(inside) << j;
+  }
+  return ok;
+}
+
+/// Store the pack starting at column col0, each value rounded once to T; slots outside
+/// [0, cols) are not touched (the gap between strided rows stays as it was).
+template <bool streaming, class T, int N>
+__device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t cols,
+                                               const float (&v)[N]) {
+  if (col0 >= 0 && col0 + N <= cols) {
+    aligned_array<T, N> a;
+    float_to_pack(v, a);
+    store_pack<streaming>(row + col0, a);
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const int64_t c = col0 + j;
+      if (c >= 0 && c < cols) row[c] = from_float<T>(v[j]);
+    }
+  }
+}
+
+/// Load N per-column parameters (weights) as fp32 for the pack at col0: one or more aligned
+/// accesses when the whole pack is inside the row and the address allows it, else element by
+/// element. Weights are re-read for every row, so they use the default (keep) cache policy.
+template <int N, class W>
+__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols,
+                                                   float (&out)[N]) {
+  constexpr int step = N < max_pack_elems_v<W> ? N : max_pack_elems_v<W>;
+  const bool whole = col0 >= 0 && col0 + N <= cols;
+  if (whole && reinterpret_cast<uintptr_t>(w + col0) % (sizeof(W) * step) == 0) {
+#pragma unroll
+    for (int s = 0; s < N; s += step) {
+      aligned_array<W, step> a;
+      load_pack(a, w + col0 + s);
+#pragma unroll
+      for (int j = 0; j < step; ++j) out[s + j] = to_float(a.v[j]);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const int64_t c = col0 + j;
+      out[j] = (c >= 0 && c < cols) ? to_float(w[c]) : 0.0f;
+    }
+  }
+}
+
+}  // namespace kernels
+}  // namespace rowwise

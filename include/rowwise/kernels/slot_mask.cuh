@@ -1,0 +1,25 @@
+// rowwise/kernels/slot_mask.cuh — which register slots of a thread hold row elements.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace rowwise {
+namespace kernels {
+
+/// Which of a thread's M register slots hold row elements, as bits: one or two registers
+/// instead of M booleans (a register each), which matters at 32-64 values per thread.
+template <int M>
+struct slot_mask {
+  static_assert(M >= 1 && M <= 64, "at most 64 slots per thread");
+  using word = std::conditional_t<(M <= 32), uint32_t, uint64_t>;
+  word bits = 0;
+  __device__ __forceinline__ bool operator[](int i) const { return (bits >> i) & 1u; }
+  /// Record the N-bit mask of the pack whose first slot is `first`.
+  __device__ __forceinline__ void set_pack(int first, unsigned pack_bits) {
+    bits |= static_cast<word>(pack_bits) << first;
+  }
+};
+
+}  // namespace kernels
+}  // namespace rowwise
