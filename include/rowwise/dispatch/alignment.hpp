@@ -34,5 +34,12 @@ inline int choose_pack_elems(const row_layout* layouts, int count, int elem_byte
   return same_phase(layouts, count, elem_bytes, widest) ? widest : 1;
 }
 
+/// The head (elements before the first n-aligned element) shared by every row, or -1 when the
+/// row stride makes it differ from row to row.
+inline int uniform_head(const row_layout& layout, int elem_bytes, int n) {
+  if (layout.row_stride % n != 0) return -1;
+  return static_cast<int>((layout.address / static_cast<uintptr_t>(elem_bytes)) % static_cast<uintptr_t>(n));
+}
+
 }  // namespace dispatch
 }  // namespace rowwise

@@ -23,7 +23,7 @@ using row_kernel_fn = void (*)(kernels::row_io<T>, Op, int64_t);
 template <class Op, class T, int N, int I>
 constexpr row_kernel_fn<Op, T> registers_instance() {
   constexpr registers_config c = registers_configs[I];
-  return &kernels::registers_kernel<Op, T, N, c.g, registers_k(I), c.block>;
+  return &kernels::registers_kernel<Op, T, N, c.g, registers_k(I, N), c.block>;
 }
 
 template <class Op, class T, int N, std::size_t... I>
@@ -104,6 +104,7 @@ status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* la
   p.cols = io.cols;
   p.elem_bytes = static_cast<int>(sizeof(T));
   p.pack_elems = choose_pack_elems(layouts, layout_count, p.elem_bytes, widest);
+  p.head = uniform_head(layouts[0], p.elem_bytes, p.pack_elems);
   const plan pl = plan_rows(p, dev);
   if (!pl.valid) return status::not_supported(Msg::plan);
   if (pl.pack_elems == widest) return launch_plan<Msg, Op, T, widest>(pl, io, op, dev, stream);

@@ -22,6 +22,8 @@ struct problem {
   int64_t cols = 0;
   int elem_bytes = 4;   // sizeof(T)
   int pack_elems = 4;   // N: elements per vector access (16 / sizeof(T), or 1 when misaligned)
+  int head = -1;        // elements before the first N-aligned one in every row (0..N-1), or -1
+                        // when rows differ (row stride not a multiple of N): plan for N-1
 };
 
 struct plan {
@@ -39,8 +41,12 @@ struct plan {
   bool valid = false;             // false only if no strategy can run the problem
 };
 
-/// Packs of a row in the worst case (the row's head is at most N - 1 elements).
-constexpr int64_t worst_case_packs(int64_t cols, int n) { return (cols + n - 1 + n - 1) / n; }
+/// Packs a row spans: with a known head exactly, otherwise in the worst case (head N - 1).
+/// (Planning every row for the worst case would give a 4096-column fp32 row 1025 packs and
+/// double its block.)
+constexpr int64_t row_packs_for(int64_t cols, int n, int head) {
+  return (cols + (head < 0 ? n - 1 : head) + n - 1) / n;
+}
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -66,7 +72,7 @@ constexpr int spread_cluster(int64_t rows, int64_t packs, const device_limits& d
 constexpr int first_registers_config(int64_t packs, int n, int min_g) {
   for (int i = 0; i < registers_config_count; ++i) {
     const registers_config& c = registers_configs[i];
-    if (c.g >= min_g && static_cast<int64_t>(c.g) * registers_k(i) >= packs) return i;
+    if (c.g >= min_g && static_cast<int64_t>(c.g) * registers_k(i, n) >= packs) return i;
   }
   return -1;
 }
@@ -78,7 +84,7 @@ constexpr plan make_registers_plan(const problem& p, int config, int cluster, in
   out.config = config;
   out.pack_elems = p.pack_elems;
   out.threads_per_row = c.g;
-  out.packs_per_thread = registers_k(config);
+  out.packs_per_thread = registers_k(config, p.pack_elems);
   out.block = c.block;
   out.cluster = cluster;
   out.rows_per_step = c.block / c.g;
@@ -108,12 +114,12 @@ constexpr plan make_chunked_plan(const problem& p, bool cached, int cluster, int
 /// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
 ///    (each CTA then holds a segment in registers);
-/// 2. longer rows: a cluster (if needed, or if rows are few) whose CTAs each cache a segment in
-///    shared memory;
-/// 3. rows too long even for a 16-CTA cluster's shared memory: streaming, re-reading from L2.
+/// 2. longer rows, many of them: one CTA per row, streaming (the second pass re-reads from L2);
+/// 3. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
+///    stream it when even 16 CTAs' shared memory cannot hold the row.
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   const int n = p.pack_elems;
-  const int64_t packs = worst_case_packs(p.cols, n);
+  const int64_t packs = row_packs_for(p.cols, n, p.head);
   const int64_t pack_bytes = static_cast<int64_t>(p.elem_bytes) * n;
   const int spread = spread_cluster(p.rows, packs, dev);
 
@@ -126,14 +132,19 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     if (cfg >= 0) return make_registers_plan(p, cfg, 1, static_cast<int64_t>(registers_configs[cfg].g) * registers_k(cfg, n));
   }
 
-  // Shared memory left for the cache after the kernel's static reduction storage (<= 1 KiB).
+  // Rows longer than a block's registers. With rows enough to fill the GPU, stream them with
+  // one CTA per row: measured on the H200 (bench/results/2026-11-30-plan-sweep.log) it beat
+  // the shared-memory cache, with or without a cluster, at 32768-262144 columns, because a
+  // cluster barrier per row costs ~0.6 us and the cache's 100-200 KiB leaves one CTA per SM;
+  // the second read of a row is served by L2. Few rows: spread each over a cluster, caching
+  // its segment in shared memory when it fits.
+  if (spread == 1) return make_chunked_plan(p, false, 1, packs);
   const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 1024;
-  const int max_c = dev.clusters ? max_cluster : 1;
-  for (int c = spread; c <= max_c; c *= 2) {
+  for (int c = spread; c <= max_cluster; c *= 2) {
     const int64_t segment = ceil_div(packs, c);
     if (segment * pack_bytes <= cache_bytes) return make_chunked_plan(p, true, c, segment);
   }
-  return make_chunked_plan(p, false, max_c, ceil_div(packs, max_c));
+  return make_chunked_plan(p, false, max_cluster, ceil_div(packs, max_cluster));
 }
 
 }  // namespace dispatch

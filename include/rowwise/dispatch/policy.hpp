@@ -29,8 +29,13 @@ inline constexpr registers_config registers_configs[] = {
 inline constexpr int registers_config_count =
     static_cast<int>(sizeof(registers_configs) / sizeof(registers_configs[0]));
 
-/// Packs per thread of a config.
-constexpr int registers_k(int config) { return registers_configs[config].k; }
+/// Packs per thread of a config for packs of `pack_elems` values: the table's k, capped at 32
+/// values per thread. 64 bf16 values took 128-158 registers (ptxas -v), which left 12 warps
+/// per SM; 32 values keep it near 64-80.
+constexpr int registers_k(int config, int pack_elems) {
+  const int cap = pack_elems >= 32 ? 1 : 32 / pack_elems;
+  return registers_configs[config].k < cap ? registers_configs[config].k : cap;
+}
 
 /// kernels::chunked_kernel: threads per block and packs per thread in flight per chunk.
 inline constexpr int chunked_block = 512;

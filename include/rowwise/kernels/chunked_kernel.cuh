@@ -32,7 +32,9 @@ __global__ void __launch_bounds__(Block) chunked_kernel(row_io<T> io, Op op, int
   const int rank = row_reduce::cluster_rank();
   const int tid = static_cast<int>(threadIdx.x);
 
+  row_reduce::announce_start();
   int parity = 0;
+  bool first = true;
   for (int64_t row = blockIdx.x / csize; row < io.rows; row += gridDim.x / csize, parity ^= 1) {
     const T* in_row = io.in + row * io.in_stride;
     T* out_row = io.out + row * io.out_stride;
@@ -59,13 +61,14 @@ __global__ void __launch_bounds__(Block) chunked_kernel(row_io<T> io, Op op, int
           }
         } else {
 #pragma unroll
-          for (int j = 0; j < N; ++j) pv[j] = 0.0f;
+          for (int j = 0; j < N; ++j) pv[j] = Op::pad;
         }
       }
       acc = reducer{}(acc, op.partial(v, ok));
     }
 
-    const value total = row_reduce::reduce(acc, smem, parity);
+    const value total = row_reduce::reduce(acc, smem, parity, first);
+    first = false;
     const auto st = op.finalize(total);
 
     // Residual-fusing ops normalise the residual as stored; the streaming pass reads it back.

@@ -22,13 +22,18 @@ namespace kernels {
 template <class Op, load_policy P, bool streaming_store, class T, int N>
 __device__ __forceinline__ unsigned load_op_input(const T* in_row, T* res_row, int64_t col0,
                                                   int64_t cols, float (&v)[N]) {
-  const unsigned ok = load_row_pack<P>(in_row, col0, cols, v);
+  const unsigned ok = load_row_pack<P>(in_row, col0, cols, v, Op::pad);
   if constexpr (Op::fuses_residual) {
     float r[N];
     load_row_pack<P>(static_cast<const T*>(res_row), col0, cols, r);
+    // The fp32 sum is rounded once to T, exactly as it is stored; the op reduces that value.
+    aligned_array<T, N> stored;
+    float sum[N];
 #pragma unroll
-    for (int j = 0; j < N; ++j) v[j] = to_float(from_float<T>(v[j] + r[j]));  // rounded once, as stored
-    store_row_pack<streaming_store>(res_row, col0, cols, v);
+    for (int j = 0; j < N; ++j) sum[j] = v[j] + r[j];
+    float_to_pack<T, N>(sum, stored);
+    pack_to_float(stored, v);
+    store_row_pack<streaming_store>(res_row, col0, cols, stored);
   }
   return ok;
 }
@@ -51,7 +56,9 @@ __global__ void __launch_bounds__(Block) registers_kernel(row_io<T> io, Op op, i
   const int rank = row_reduce::cluster_rank();
   const int64_t step = static_cast<int64_t>(gridDim.x / csize) * rows_per_step;
 
+  row_reduce::announce_start();
   int parity = 0;
+  bool first = true;
   // The loop bound depends only on the block (cluster), so whole warps and blocks iterate
   // together and every shuffle / barrier is reached by all threads; rows past the end are masked.
   for (int64_t base = static_cast<int64_t>(blockIdx.x / csize) * rows_per_step; base < io.rows;
@@ -77,12 +84,13 @@ __global__ void __launch_bounds__(Block) registers_kernel(row_io<T> io, Op op, i
         ok.set_pack(k * N, load_op_input<Op, load_policy::stream, true>(in_row, res_row, col0, io.cols, pv));
       } else {
 #pragma unroll
-        for (int j = 0; j < N; ++j) pv[j] = 0.0f;
+        for (int j = 0; j < N; ++j) pv[j] = Op::pad;
       }
     }
 
     const value mine = op.partial_in_place(v, ok);
-    const value total = row_reduce::reduce(mine, smem, parity);
+    const value total = row_reduce::reduce(mine, smem, parity, first);
+    first = false;
     const auto st = op.finalize_in_place(total, mine);
 
     if (active) {

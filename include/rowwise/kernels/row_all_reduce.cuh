@@ -29,10 +29,16 @@ struct row_all_reduce {
     typename cluster_reduce::storage cluster;
   };
 
+  /// Every thread, once, at kernel entry (see cluster_all_reduce).
+  __device__ __forceinline__ static void announce_start() {
+    if constexpr (clustered) cluster_reduce::announce_start();
+  }
+
   /// Every thread of the block calls this for every row step, alternating parity 0, 1, 0, ...
-  /// (the storages alternate, so one barrier per step suffices). Result in every thread.
+  /// (the storages alternate, so one barrier per step suffices), with first_call on the first
+  /// step only. Result in every thread.
   __device__ __forceinline__ static value_type reduce(value_type v, storage& s, int parity,
-                                                      Reducer op = {}) {
+                                                      bool first_call, Reducer op = {}) {
     if constexpr (G <= 32 && !clustered) {
       return warp_all_reduce<G>(v, op);
     } else {
@@ -40,7 +46,7 @@ struct row_all_reduce {
         v = block_reduce::reduce(v, s.block[parity], op);
       else
         v = warp_all_reduce<32>(v, op);
-      return cluster_reduce::reduce(v, s.cluster, parity, op);
+      return cluster_reduce::reduce(v, s.cluster, parity, first_call, op);
     }
   }
 

@@ -41,11 +41,12 @@ __device__ __forceinline__ int64_t row_packs(int64_t cols, int head) {
 }
 
 /// Load the pack starting at column col0 (may be negative for the head pack) as fp32. Returns
-/// the slots inside [0, cols) as bits (bit j: slot j); the others read nothing and hold 0.
+/// the slots inside [0, cols) as bits (bit j: slot j); the others read nothing and hold `pad`
+/// (an op's neutral value, so that most ops reduce without looking at the mask).
 /// Whole packs are one aligned access.
 template <load_policy P, class T, int N>
 __device__ __forceinline__ unsigned load_row_pack(const T* row, int64_t col0, int64_t cols,
-                                                  float (&v)[N]) {
+                                                  float (&v)[N], float pad = 0.0f) {
   if (col0 >= 0 && col0 + N <= cols) {
     aligned_array<T, N> a;
     load_pack<P>(a, row + col0);
@@ -57,28 +58,35 @@ __device__ __forceinline__ unsigned load_row_pack(const T* row, int64_t col0, in
   for (int j = 0; j < N; ++j) {
     const int64_t c = col0 + j;
     const bool inside = c >= 0 && c < cols;
-    v[j] = inside ? to_float(row[c]) : 0.0f;
+    v[j] = inside ? to_float(row[c]) : pad;
     ok |= static_cast<unsigned>(inside) << j;
   }
   return ok;
 }
 
-/// Store the pack starting at column col0, each value rounded once to T; slots outside
-/// [0, cols) are not touched (the gap between strided rows stays as it was).
+/// Store the pack of T starting at column col0; slots outside [0, cols) are not touched (the gap
+/// between strided rows stays as it was).
 template <bool streaming, class T, int N>
 __device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t cols,
-                                               const float (&v)[N]) {
+                                               const aligned_array<T, N>& a) {
   if (col0 >= 0 && col0 + N <= cols) {
-    aligned_array<T, N> a;
-    float_to_pack(v, a);
     store_pack<streaming>(row + col0, a);
   } else {
 #pragma unroll
     for (int j = 0; j < N; ++j) {
       const int64_t c = col0 + j;
-      if (c >= 0 && c < cols) row[c] = from_float<T>(v[j]);
+      if (c >= 0 && c < cols) row[c] = a.v[j];
     }
   }
+}
+
+/// Store fp32 values as the pack at col0, each rounded once to T.
+template <bool streaming, class T, int N>
+__device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t cols,
+                                               const float (&v)[N]) {
+  aligned_array<T, N> a;
+  float_to_pack(v, a);
+  store_row_pack<streaming>(row, col0, cols, a);
 }
 
 /// Load N per-column parameters (weights) as fp32 for the pack at col0: one or more aligned

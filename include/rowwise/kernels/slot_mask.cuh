@@ -15,6 +15,10 @@ struct slot_mask {
   using word = std::conditional_t<(M <= 32), uint32_t, uint64_t>;
   word bits = 0;
   __device__ __forceinline__ bool operator[](int i) const { return (bits >> i) & 1u; }
+  /// Every slot holds a row element (the common case: only a row's edge packs are partial).
+  __device__ __forceinline__ bool all() const {
+    return bits == static_cast<word>(M == 64 ? ~uint64_t{0} : (uint64_t{1} << M) - 1);
+  }
   /// Record the N-bit mask of the pack whose first slot is `first`.
   __device__ __forceinline__ void set_pack(int first, unsigned pack_bits) {
     bits |= static_cast<word>(pack_bits) << first;

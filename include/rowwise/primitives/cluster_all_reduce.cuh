@@ -12,6 +12,11 @@
 // - One cluster barrier per call: thread 0 of each CTA writes its partial into slot [rank] of
 //   every CTA's storage (a push), then the cluster synchronises, then each thread reads its own
 //   CTA's slots. No workspace in global memory.
+// - Distributed shared memory may only be written once every CTA of the cluster has started.
+//   So every thread calls announce_start() once at kernel entry (a relaxed cluster arrive,
+//   which costs nothing to wait for), and passes first_call = true to its first reduce(),
+//   which waits on that barrier before its pushes; the wait overlaps the row's loads instead
+//   of preceding them.
 // - `storage` lives in each CTA's shared memory at the same offset. Successive calls must
 //   alternate `parity` (0, 1, 0, ...): the barrier of call i+1 orders the reads of call i before
 //   the pushes of call i+2 into the same buffer. A CTA must not exit while another can still
@@ -50,8 +55,18 @@ struct cluster_all_reduce {
 #endif
   }
 
+  /// Every thread, once, at kernel entry (no-op without a cluster).
+  __device__ __forceinline__ static void announce_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (MaxClusterSize > 1) {
+      if (size() > 1) asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+    }
+#endif
+  }
+
   __device__ __forceinline__ static value_type reduce(value_type block_value, storage& s,
-                                                      int parity, Reducer op = {}) {
+                                                      int parity, bool first_call,
+                                                      Reducer op = {}) {
     if constexpr (MaxClusterSize == 1) {
       return block_value;
     } else {
@@ -61,6 +76,7 @@ struct cluster_all_reduce {
       const unsigned csize = cluster.num_blocks();
       if (csize == 1) return block_value;
       const unsigned my_rank = cluster.block_rank();
+      if (first_call) asm volatile("barrier.cluster.wait.aligned;" ::: "memory");  // all started
       if (threadIdx.x < csize) {
         // Thread t pushes this CTA's partial into CTA t: the stores go out in parallel.
         storage* remote = cluster.map_shared_rank(&s, threadIdx.x);

@@ -23,7 +23,11 @@ struct welford_reducer {
   __host__ __device__ value_type operator()(value_type a, value_type b) const {
     const float n = a.n + b.n;
     if (n == 0.0f) return identity();  // both empty: avoid 0/0
-    const float wb = b.n / n;          // weight of b in the merged mean
+#if defined(__CUDA_ARCH__)
+    const float wb = __fdividef(b.n, n);  // weight of b; 2 instructions instead of a full division
+#else
+    const float wb = b.n / n;
+#endif
     const float delta = b.mean - a.mean;
     return {n, a.mean + delta * wb, a.m2 + b.m2 + delta * delta * a.n * wb};
   }

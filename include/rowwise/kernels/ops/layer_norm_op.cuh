@@ -15,6 +15,7 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
   using reducer = welford_reducer;
   using value = welford_value;
   static constexpr bool fuses_residual = false;
+  static constexpr float pad = 0.0f;  // not neutral for M2: partial() masks edge threads
 
   const W* gamma;
   const W* beta;
@@ -33,11 +34,23 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
   // Chan's formula.
   template <int M>
   __device__ __forceinline__ value partial(const float (&v)[M], slot_mask<M> ok) const {
+    // Interior threads (all slots inside the row) take the unmasked loops; only threads at a
+    // row's edges pay for the per-slot test.
+    if (ok.all()) {
+      float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // independent chains: latency, not M
+#pragma unroll
+      for (int i = 0; i < M; ++i) s[i % 4] += v[i];
+      const float mean = ((s[0] + s[1]) + (s[2] + s[3])) * (1.0f / M);
+      float q[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+      for (int i = 0; i < M; ++i) q[i % 4] = fmaf(v[i] - mean, v[i] - mean, q[i % 4]);
+      return {static_cast<float>(M), mean, (q[0] + q[1]) + (q[2] + q[3])};
+    }
     float n = 0.0f, sum = 0.0f;
 #pragma unroll
     for (int i = 0; i < M; ++i) {
       n += ok[i] ? 1.0f : 0.0f;
-      sum += ok[i] ? v[i] : 0.0f;
+      sum += v[i];  // padding is 0
     }
     if (n == 0.0f) return reducer::identity();
     const float mean = sum / n;

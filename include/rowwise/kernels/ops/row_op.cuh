@@ -7,9 +7,12 @@
 //   using value = typename reducer::value_type;
 //   struct state { ... };                       // what the write-back needs once the row is reduced
 //   static constexpr bool fuses_residual;       // input = round_T(in + residual), stored to residual
+//   static constexpr float pad;                 // value of slots outside the row: chosen neutral
+//                                               // for the op's reduction where one exists
 //
 //   template <int M> value partial(const float (&v)[M], slot_mask<M> ok) const;
-//       summary of the slots with ok[i] (others hold 0 and must be ignored)
+//       summary of the slots with ok[i]; slots without hold `pad` (ops whose pad is neutral,
+//       softmax's -inf and RMSNorm's 0, never look at the mask: no per-element test)
 //   state finalize(value total) const;          // from the whole row's summary
 //   template <int N> void apply(float (&v)[N], int64_t col0, const state&) const;
 //       turns the input values of the pack at column col0 into outputs (in place)
