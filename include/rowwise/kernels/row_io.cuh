@@ -40,17 +40,15 @@ __device__ __forceinline__ int64_t row_packs(int64_t cols, int head) {
   return (cols + head + N - 1) / N;
 }
 
-/// Load the pack starting at column col0 (may be negative for the head pack) as fp32. Returns
+/// Load the pack starting at column col0 (may be negative for the head pack) as raw T. Returns
 /// the slots inside [0, cols) as bits (bit j: slot j); the others read nothing and hold `pad`
 /// (an op's neutral value, so that most ops reduce without looking at the mask).
 /// Whole packs are one aligned access.
 template <load_policy P, class T, int N>
-__device__ __forceinline__ unsigned load_row_pack(const T* row, int64_t col0, int64_t cols,
-                                                  float (&v)[N], float pad = 0.0f) {
+__device__ __forceinline__ unsigned load_row_pack_raw(const T* row, int64_t col0, int64_t cols,
+                                                      aligned_array<T, N>& a, T pad) {
   if (col0 >= 0 && col0 + N <= cols) {
-    aligned_array<T, N> a;
     load_pack<P>(a, row + col0);
-    pack_to_float(a, v);
     return (1u << N) - 1u;
   }
   unsigned ok = 0;
@@ -58,9 +56,19 @@ __device__ __forceinline__ unsigned load_row_pack(const T* row, int64_t col0, in
   for (int j = 0; j < N; ++j) {
     const int64_t c = col0 + j;
     const bool inside = c >= 0 && c < cols;
-    v[j] = inside ? to_float(row[c]) : pad;
+    a.v[j] = inside ? row[c] : pad;
     ok |= static_cast<unsigned>(inside) << j;
   }
+  return ok;
+}
+
+/// The same, converted to fp32.
+template <load_policy P, class T, int N>
+__device__ __forceinline__ unsigned load_row_pack(const T* row, int64_t col0, int64_t cols,
+                                                  float (&v)[N], float pad = 0.0f) {
+  aligned_array<T, N> a;
+  const unsigned ok = load_row_pack_raw<P>(row, col0, cols, a, from_float<T>(pad));
+  pack_to_float(a, v);
   return ok;
 }
 

@@ -21,8 +21,10 @@ struct welford_reducer {
   __host__ __device__ static value_type of(float x) { return {1.0f, x, 0.0f}; }
 
   __host__ __device__ value_type operator()(value_type a, value_type b) const {
+    // An empty side returns the other exactly (and avoids delta^2 * 0 = inf * 0 for huge means).
+    if (a.n == 0.0f) return b;
+    if (b.n == 0.0f) return a;
     const float n = a.n + b.n;
-    if (n == 0.0f) return identity();  // both empty: avoid 0/0
 #if defined(__CUDA_ARCH__)
     const float wb = __fdividef(b.n, n);  // weight of b; 2 instructions instead of a full division
 #else

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Run the packed GPU binaries on the lent H200 (see scripts/h200_pack.sh), from the repo root:
+#
+#   bash scripts/h200_run.sh [extra rowwise_bench args...]
+#
+# Environment:
+#   OUT           where results go (default ./gpu-out)
+#   GPU_PACK      the pack (default: this script's folder if it holds the binaries, else ./gpu-pack)
+#   STEPS         steps to run (default "tests memcheck racecheck synccheck bench")
+#   GPU_TESTS_ARGS  extra Catch2 args for the full test run (e.g. a test spec)
+#   SANITIZE_SPEC Catch2 test spec for the sanitizer runs (default "[sanitize]")
+#   BENCH_FILTER  passed as --benchmark_filter; BENCH_ARGS: more rowwise_bench args
+#   STEP_TIMEOUT_S  per-step time limit in seconds (default: none)
+#
+# Writes $OUT/env.txt, gpu_tests.log, sanitizer_<tool>.log, bench.log, bench.json, summary.txt.
+# Every step runs even if an earlier one failed; exits non-zero if any step failed.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ -n "${GPU_PACK:-}" ]]; then
+  pack=$(cd "$GPU_PACK" && pwd)
+elif [[ -x "$here/rowwise_gpu_tests" || -x "$here/rowwise_bench" ]]; then
+  pack="$here"
+else
+  pack="$(pwd)/gpu-pack"
+fi
+OUT="${OUT:-$(pwd)/gpu-out}"
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$pack${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+STEPS="${STEPS:-tests memcheck racecheck synccheck bench}"
+SANITIZE_SPEC="${SANITIZE_SPEC:-[sanitize]}"
+
+table_script=scripts/bench_table.py
+[[ -f "$table_script" ]] || table_script="$pack/bench_table.py"
+
+sanitizer=""
+for c in "$(command -v compute-sanitizer 2>/dev/null)" /usr/local/cuda/bin/compute-sanitizer \
+         /usr/local/cuda/compute-sanitizer/compute-sanitizer "$pack/compute-sanitizer/compute-sanitizer"; do
+  if [[ -n "$c" && -x "$c" ]]; then sanitizer="$c"; break; fi
+done
+
+# --- environment ----------------------------------------------------------------------------
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "host: $(hostname)"
+  echo "kernel: $(uname -srm)"
+  if commit=$(git rev-parse HEAD 2>/dev/null); then
+    [[ -n "$(git status --porcelain 2>/dev/null)" ]] && commit="$commit-dirty"
+    echo "commit: $commit (git)"
+  elif [[ -f "$pack/COMMIT" ]]; then
+    echo "commit: $(head -n1 "$pack/COMMIT") (gpu-pack/COMMIT)"
+  else
+    echo "commit: unknown"
+  fi
+  [[ -f "$pack/COMMIT" ]] && echo "pack: $(sed -n 2p "$pack/COMMIT")"
+  echo "gpu pack: $pack"
+  echo "compute-sanitizer: ${sanitizer:-not found}"
+  [[ -n "$sanitizer" ]] && "$sanitizer" --version 2>&1 | tail -n 2
+  echo "nvcc: $(nvcc --version 2>/dev/null | tail -n1 || echo 'not installed')"
+  echo "cudart in pack: $(cd "$pack" && ls libcudart.so* 2>/dev/null | tr '\n' ' ')"
+  echo "--- nvidia-smi --query-gpu"
+  nvidia-smi --query-gpu=index,name,driver_version,compute_cap,memory.total,clocks.max.sm,clocks.max.mem,power.limit \
+    --format=csv 2>&1
+  echo "--- nvidia-smi"
+  nvidia-smi 2>&1
+} > "$OUT/env.txt"
+
+# --- steps ----------------------------------------------------------------------------------
+declare -a names results logs
+failed=0
+
+record() {  # name result log
+  names+=("$1"); results+=("$2"); logs+=("$3")
+  [[ "$2" == PASS ]] || failed=1
+  echo "h200_run: $1: $2 ($3)"
+}
+
+run_logged() {  # log cmd... -> exit status
+  local log="$1"; shift
+  if [[ -n "${STEP_TIMEOUT_S:-}" ]]; then
+    timeout --signal=TERM --kill-after=10 "$STEP_TIMEOUT_S" "$@" > "$log" 2>&1
+  else
+    "$@" > "$log" 2>&1
+  fi
+}
+
+has_step() { [[ " $STEPS " == *" $1 "* ]]; }
+
+describe() {  # rc -> result word
+  case "$1" in
+    0) echo PASS ;;
+    77) echo "FAIL (skipped: no CUDA device)" ;;
+    124|137) echo "FAIL (timeout after ${STEP_TIMEOUT_S:-?}s)" ;;
+    127) echo "FAIL (not found)" ;;
+    *) echo "FAIL (exit $1)" ;;
+  esac
+}
+
+tests_bin="$pack/rowwise_gpu_tests"
+bench_bin="$pack/rowwise_bench"
+
+if has_step tests; then
+  log="$OUT/gpu_tests.log"
+  if [[ -x "$tests_bin" ]]; then
+    # shellcheck disable=SC2086
+    run_logged "$log" "$tests_bin" ${GPU_TESTS_ARGS:-}
+    record tests "$(describe $?)" "$log"
+  else
+    echo "no $tests_bin" > "$log"; record tests "FAIL (binary missing)" "$log"
+  fi
+fi
+
+for tool in memcheck racecheck synccheck; do
+  has_step "$tool" || continue
+  log="$OUT/sanitizer_$tool.log"
+  if [[ -z "$sanitizer" ]]; then
+    echo "compute-sanitizer not found (PATH, /usr/local/cuda, gpu-pack)" > "$log"
+    record "$tool" "FAIL (compute-sanitizer not found)" "$log"
+  elif [[ ! -x "$tests_bin" ]]; then
+    echo "no $tests_bin" > "$log"; record "$tool" "FAIL (binary missing)" "$log"
+  else
+    # -w NoTests: a spec that matches nothing is an error, not a silent pass.
+    run_logged "$log" "$sanitizer" --tool "$tool" --error-exitcode 99 "$tests_bin" "$SANITIZE_SPEC" -w NoTests
+    rc=$?
+    result=$(describe $rc)
+    [[ $rc -eq 99 ]] && result="FAIL (sanitizer errors)"
+    grep -q "No test cases matched" "$log" && result="FAIL (no test matches $SANITIZE_SPEC)"
+    record "$tool" "$result" "$log"
+  fi
+done
+
+if has_step bench; then
+  log="$OUT/bench.log"
+  json="$OUT/bench.json"
+  if [[ -x "$bench_bin" ]]; then
+    args=(--benchmark_out="$json" --benchmark_out_format=json)
+    [[ -n "${BENCH_FILTER:-}" ]] && args+=(--benchmark_filter="$BENCH_FILTER")
+    # shellcheck disable=SC2206
+    [[ -n "${BENCH_ARGS:-}" ]] && args+=(${BENCH_ARGS})
+    run_logged "$log" "$bench_bin" "${args[@]}" "$@"
+    rc=$?
+    result=$(describe $rc)
+    if [[ $rc -eq 0 ]] && grep -q '"error_occurred": true' "$json" 2>/dev/null; then
+      result="FAIL (some benchmarks reported errors)"
+    fi
+    record bench "$result" "$log"
+  else
+    echo "no $bench_bin" > "$log"; record bench "FAIL (binary missing)" "$log"
+  fi
+fi
+
+# --- summary ----------------------------------------------------------------------------------
+{
+  echo "== h200_run summary ($(grep -m1 '^commit:' "$OUT/env.txt" | cut -d' ' -f2-))"
+  head -n 3 "$OUT/gpu_tests.log" 2>/dev/null | grep -m1 '^device' || true
+  for i in "${!names[@]}"; do
+    printf '%-10s %-45s %s\n' "${names[$i]}" "${results[$i]}" "$(basename "${logs[$i]}")"
+  done
+  if [[ -f "$OUT/gpu_tests.log" ]]; then
+    echo "-- tests: $(grep -E '^(All tests passed|test cases:)' "$OUT/gpu_tests.log" | tail -n1)"
+  fi
+  if [[ -s "$OUT/bench.json" ]]; then
+    echo "-- bench ($OUT/bench.json)"
+    python3 "$table_script" "$OUT/bench.json" 2>&1 || true
+  fi
+  if ((failed)); then echo "h200_run: FAILED"; else echo "h200_run: all steps passed"; fi
+} | tee "$OUT/summary.txt"
+
+exit $failed
