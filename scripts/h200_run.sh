@@ -8,6 +8,8 @@
 #   GPU_PACK      the pack (default: this script's folder if it holds the binaries, else ./gpu-pack)
 #   STEPS         steps to run (default "tests memcheck racecheck synccheck bench")
 #   GPU_TESTS_ARGS  extra Catch2 args for the full test run (e.g. a test spec)
+#   TEST_JOBS     run the GPU test cases as that many processes at once (default 1): the device
+#                 machine has 16 cores and the host fp64 references dominate the suite's time
 #   SANITIZE_SPEC Catch2 test spec for the sanitizer runs (default "[sanitize]")
 #   BENCH_FILTER  passed as --benchmark_filter; BENCH_ARGS: more rowwise_bench args
 #   STEP_TIMEOUT_S  per-step time limit in seconds (default: none)
@@ -102,9 +104,42 @@ bench_bin="$pack/rowwise_bench"
 if has_step tests; then
   log="$OUT/gpu_tests.log"
   if [[ -x "$tests_bin" ]]; then
-    # shellcheck disable=SC2086
-    run_logged "$log" "$tests_bin" ${GPU_TESTS_ARGS:-}
-    record tests "$(describe $?)" "$log"
+    if [[ "${TEST_JOBS:-1}" -gt 1 ]]; then
+      # One process per test case (names escaped for Catch's test-spec syntax), TEST_JOBS at
+      # once; the per-case logs are joined into one (only a few files come back from $OUT).
+      cases=$(mktemp -d)
+      # shellcheck disable=SC2086
+      "$tests_bin" --list-test-names-only ${GPU_TESTS_ARGS:-} | grep -v '^$' > "$cases/names"
+      run_case() {  # index (line of $cases/names)
+        local name spec
+        name=$(sed -n "${1}p" "$cases/names")
+        spec=$(printf '%s' "$name" | sed -e 's/\\/\\\\/g' -e 's/,/\\,/g' -e 's/\[/\\[/g' -e 's/\]/\\]/g')
+        if [[ -n "${STEP_TIMEOUT_S:-}" ]]; then
+          timeout --signal=TERM --kill-after=10 "$STEP_TIMEOUT_S" "$tests_bin" "$spec" -w NoTests > "$cases/$1.log" 2>&1
+        else
+          "$tests_bin" "$spec" -w NoTests > "$cases/$1.log" 2>&1
+        fi
+        echo "$? $name" > "$cases/$1.rc"
+      }
+      export -f run_case
+      export tests_bin cases STEP_TIMEOUT_S
+      seq 1 "$(wc -l < "$cases/names")" | xargs -P "$TEST_JOBS" -I{} bash -c 'run_case {}'
+      rc=0
+      : > "$log"
+      for f in $(ls "$cases"/*.rc | sort -V); do
+        read -r code name < "$f"
+        echo "== [exit $code] $name" >> "$log"
+        cat "${f%.rc}.log" >> "$log"
+        [[ "$code" == 0 ]] || rc=1
+      done
+      echo "== $(grep -c '^== \[exit 0\]' "$log") of $(wc -l < "$cases/names") test cases passed" >> "$log"
+      rm -rf "$cases"
+      record tests "$(describe $rc)" "$log"
+    else
+      # shellcheck disable=SC2086
+      run_logged "$log" "$tests_bin" ${GPU_TESTS_ARGS:-}
+      record tests "$(describe $?)" "$log"
+    fi
   else
     echo "no $tests_bin" > "$log"; record tests "FAIL (binary missing)" "$log"
   fi

@@ -1,79 +1,62 @@
-// A minimal rowwise consumer: one kernel computes the softmax normaliser (max m and
-// d = sum exp(x - m)) of one row with rowwise's block all-reduce, and main() checks it
-// against the host. It is a build test first: without a GPU it says so and succeeds.
-//
-// TODO(lead): switch to the public API — #include <rowwise/rowwise.cuh> and call
-// rowwise::softmax(...) — once the kernels/dispatch layers land. Until then it uses the
-// primitives only, so that this build test does not depend on work in progress.
-#include <rowwise/primitives/block_all_reduce.cuh>
-#include <rowwise/reduce/online_softmax.cuh>
-#include <rowwise/status.hpp>
-#include <rowwise/views.hpp>
+// A minimal rowwise consumer (also the README's usage example): softmax and RMSNorm of a small
+// bf16 matrix through the public API, checked on the host. It is a build test first: without
+// a GPU it says so and succeeds.
+#include <rowwise/rowwise.cuh>
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
-namespace {
-
-constexpr int kBlock = 256;
-
-using reduce_t = rowwise::block_all_reduce<kBlock, rowwise::online_softmax_reducer>;
-
-__global__ void __launch_bounds__(kBlock)
-    softmax_normaliser(rowwise::matrix_view<const float> in, rowwise::online_softmax_value* out) {
-  __shared__ reduce_t::storage storage;
-  const float* row = in.data + blockIdx.x * in.row_stride;
-  rowwise::online_softmax_reducer op;
-  auto acc = rowwise::online_softmax_reducer::identity();
-  for (int64_t c = threadIdx.x; c < in.cols; c += kBlock) acc = op(acc, rowwise::online_softmax_reducer::of(row[c]));
-  acc = reduce_t::reduce(acc, storage, op);
-  if (threadIdx.x == 0) out[blockIdx.x] = acc;
-}
-
-rowwise::status check(cudaError_t e, const char* what) { return rowwise::status::from_cuda(e, what); }
-
-}  // namespace
-
 int main() {
   int devices = 0;
-  const cudaError_t probe = cudaGetDeviceCount(&devices);
-  if (probe != cudaSuccess || devices == 0) {
-    std::printf("consumer: built; no CUDA device (%s), nothing to run\n",
-                probe != cudaSuccess ? cudaGetErrorString(probe) : "0 devices");
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("consumer: built; no CUDA device, nothing to run\n");
     return 0;
   }
+  constexpr int64_t rows = 4, cols = 1000;
+  std::vector<__nv_bfloat16> host(rows * cols);
+  for (int64_t i = 0; i < rows * cols; ++i) host[i] = __float2bfloat16(static_cast<float>(i % 97) / 10.0f);
+  std::vector<float> weight(cols, 2.0f);
 
-  constexpr int64_t cols = 1000;
-  std::vector<float> host(cols);
-  for (int64_t c = 0; c < cols; ++c) host[c] = static_cast<float>((c * 37) % 101) / 10.0f;
-  double m_ref = -INFINITY;
-  for (float x : host) m_ref = std::fmax(m_ref, static_cast<double>(x));
-  double d_ref = 0.0;
-  for (float x : host) d_ref += std::exp(static_cast<double>(x) - m_ref);
+  __nv_bfloat16 *x = nullptr, *y = nullptr;
+  float* w = nullptr;
+  cudaMalloc(&x, rows * cols * sizeof(__nv_bfloat16));
+  cudaMalloc(&y, rows * cols * sizeof(__nv_bfloat16));
+  cudaMalloc(&w, cols * sizeof(float));
+  cudaMemcpy(x, host.data(), rows * cols * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice);
+  cudaMemcpy(w, weight.data(), cols * sizeof(float), cudaMemcpyHostToDevice);
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
 
-  float* d_in = nullptr;
-  rowwise::online_softmax_value* d_out = nullptr;
-  rowwise::online_softmax_value got{};
-  rowwise::status st = check(cudaMalloc(&d_in, cols * sizeof(float)), "cudaMalloc(in)");
-  if (st) st = check(cudaMalloc(&d_out, sizeof(got)), "cudaMalloc(out)");
-  if (st) st = check(cudaMemcpy(d_in, host.data(), cols * sizeof(float), cudaMemcpyHostToDevice), "copy in");
-  if (st) {
-    softmax_normaliser<<<1, kBlock>>>(rowwise::matrix<const float>(d_in, 1, cols), d_out);
-    st = check(cudaGetLastError(), "launch");
-  }
-  if (st) st = check(cudaMemcpy(&got, d_out, sizeof(got), cudaMemcpyDeviceToHost), "copy out");
-  cudaFree(d_in);
-  cudaFree(d_out);
-  if (!st) {
-    std::printf("consumer: %s: %s\n", st.message(), cudaGetErrorString(st.cuda_error()));
+  // y = softmax(x) row by row; then x = rms_norm(x) * w in place (bf16 data, fp32 weight).
+  rowwise::status s = rowwise::softmax(rowwise::matrix<const __nv_bfloat16>(x, rows, cols),
+                                       rowwise::matrix(y, rows, cols), stream);
+  if (s) s = rowwise::rms_norm(rowwise::matrix<const __nv_bfloat16>(x, rows, cols),
+                               rowwise::matrix(x, rows, cols), rowwise::vector<const float>(w, cols),
+                               1e-6f, stream);
+  if (!s) {
+    std::printf("consumer: %s (%s)\n", s.message(), cudaGetErrorString(s.cuda_error()));
     return 1;
   }
+  std::vector<__nv_bfloat16> sm(rows * cols), rn(rows * cols);
+  cudaMemcpyAsync(sm.data(), y, sm.size() * sizeof(__nv_bfloat16), cudaMemcpyDeviceToHost, stream);
+  cudaMemcpyAsync(rn.data(), x, rn.size() * sizeof(__nv_bfloat16), cudaMemcpyDeviceToHost, stream);
+  if (cudaStreamSynchronize(stream) != cudaSuccess) return 1;
 
-  const bool good = got.m == static_cast<float>(m_ref) && std::fabs(got.d - d_ref) <= 1e-4 * d_ref;
-  std::printf("consumer: m = %g (ref %g), d = %.7g (ref %.7g): %s\n", got.m, m_ref, got.d, d_ref,
-              good ? "ok" : "MISMATCH");
+  // Row 0 against fp64: softmax sums to 1; RMSNorm element 5.
+  double sum = 0.0, ss = 0.0;
+  for (int64_t c = 0; c < cols; ++c) sum += __bfloat162float(sm[c]);
+  for (int64_t c = 0; c < cols; ++c) ss += std::pow(__bfloat162float(host[c]), 2);
+  const double ref5 = __bfloat162float(host[5]) / std::sqrt(ss / cols + 1e-6) * 2.0;
+  const bool good = std::fabs(sum - 1.0) < 0.02 && std::fabs(__bfloat162float(rn[5]) - ref5) < 0.01 * ref5;
+  std::printf("consumer: softmax row sum %.4f, rms_norm[5] %.4f (ref %.4f): %s\n", sum,
+              __bfloat162float(rn[5]), ref5, good ? "ok" : "MISMATCH");
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(w);
+  cudaStreamDestroy(stream);
   return good ? 0 : 1;
 }

@@ -1,0 +1,991 @@
+// tests/gpu/test_norms.cpp — rowwise::layer_norm, rms_norm and fused_add_rms_norm on the GPU against
+// the fp64 references (tests/support/reference.hpp), per DESIGN.md "Correctness method":
+// seeded fresh inputs quantized through T (and weights through W), poisoned outputs, EVERY element
+// checked, every byte outside the rows compared with what it held before, inputs of out-of-place
+// calls unchanged. LayerNorm's optional fp32 mean / rstd outputs are checked too.
+//
+// fused_add_rms_norm is checked three ways: the residual it writes must be BIT-EXACT
+// round_T(fp32(x) + fp32(residual)) (deterministic IEEE arithmetic on both sides); x against the
+// fp64 RMSNorm of that stored residual; and against the two-call composition
+// (residual += x on the host through T, then rowwise::rms_norm on the GPU) — see
+// check_composition below for what is guaranteed there.
+//
+// Tags: [gpu] all; [sanitize] the quick compute-sanitizer subset; [large] > 2^31 elements;
+// [graph] CUDA graph capture.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/api_wrappers.hpp"
+#include "support/device_matrix.hpp"
+#include "support/inputs.hpp"
+#include "support/reference.hpp"
+#include "support/tolerance.hpp"
+
+namespace {
+
+using namespace rowwise_test;
+using api::wtype;
+
+enum class norm_op { layer_norm, rms_norm, fused_add_rms_norm };
+constexpr norm_op all_norm_ops[] = {norm_op::layer_norm, norm_op::rms_norm, norm_op::fused_add_rms_norm};
+
+const char* to_string(norm_op op) {
+  switch (op) {
+    case norm_op::layer_norm: return "layer_norm";
+    case norm_op::rms_norm: return "rms_norm";
+    case norm_op::fused_add_rms_norm: return "fused_add_rms_norm";
+  }
+  return "?";
+}
+
+float default_eps(norm_op op) { return op == norm_op::layer_norm ? 1e-5f : 1e-6f; }
+
+// --- inputs --------------------------------------------------------------------------------------
+
+enum class norm_input {
+  random,      // per row: mean in [-2, 2), half-width in [0.25, 3): |mean| / std stays below ~14
+  large_mean,  // N(1e4, 1e-2) (LayerNorm's cancellation case)
+  constant,    // every element one value (LayerNorm: var = 0, rstd = 1/sqrt(eps))
+  subnormal,   // subnormal magnitudes of T (fp16: subnormals and the smallest normals)
+  mixed,       // row by row: random, 120 among N(0,1), uniform +-100, large mean, subnormal, constant
+};
+
+const char* to_string(norm_input k) {
+  switch (k) {
+    case norm_input::random: return "random";
+    case norm_input::large_mean: return "mean 1e4, std 1e-2";
+    case norm_input::constant: return "constant rows";
+    case norm_input::subnormal: return "subnormal";
+    case norm_input::mixed: return "mixed adversarial rows";
+  }
+  return "?";
+}
+
+void random_row(int64_t cols, seeded_rng& rng, double* row) {
+  const double mean = rng.uniform(-2.0, 2.0);
+  const double half = rng.uniform(0.25, 3.0);
+  for (int64_t c = 0; c < cols; ++c) row[c] = mean + rng.uniform(-half, half);
+}
+
+std::vector<double> make_inputs(dtype t, int64_t rows, int64_t cols, norm_input kind, seeded_rng& rng) {
+  std::vector<double> x(static_cast<size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    double* row = x.data() + r * cols;
+    adversarial_kind adv = adversarial_kind::constant;
+    switch (kind) {
+      case norm_input::random: random_row(cols, rng, row); continue;
+      case norm_input::large_mean: adv = adversarial_kind::large_mean_small_std; break;
+      case norm_input::constant: adv = adversarial_kind::constant; break;
+      case norm_input::subnormal: adv = adversarial_kind::subnormal; break;
+      case norm_input::mixed: {
+        static const adversarial_kind finite_kinds[] = {
+            adversarial_kind::big_logit, adversarial_kind::wide_range, adversarial_kind::large_mean_small_std,
+            adversarial_kind::subnormal, adversarial_kind::constant};
+        const int64_t k = r % 6;
+        if (k == 5) {
+          random_row(cols, rng, row);
+          continue;
+        }
+        adv = finite_kinds[k];
+        break;
+      }
+    }
+    visit_dtype(t, [&](auto tag) { adversarial_row<typename decltype(tag)::type>(adv, cols, rng, row); });
+  }
+  quantize(t, x.data(), x.size());
+  return x;
+}
+
+/// Per-column weights, quantized through their type: gamma / weight in [-2, 2), beta in [-1, 1).
+std::vector<double> make_weights(dtype wt, int64_t cols, double half, seeded_rng& rng) {
+  std::vector<double> w(static_cast<size_t>(cols));
+  for (double& v : w) v = rng.uniform(-half, half);
+  quantize(wt, w.data(), w.size());
+  return w;
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0.0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+// --- checking ------------------------------------------------------------------------------------
+
+/// check_close row by row with a per-row tolerance (LayerNorm's depends on the row's |mean| * rstd,
+/// so one ill-conditioned row must not loosen the others). Returns the first failure, or a pass
+/// summarising all rows.
+template <class TolFn>
+check_result check_rows(const std::vector<double>& ref, const std::vector<double>& got, int64_t rows, int64_t cols,
+                        TolFn tol_for_row) {
+  check_result all;
+  for (int64_t r = 0; r < rows; ++r) {
+    check_result one = check_close(ref.data() + r * cols, got.data() + r * cols, 1, cols, tol_for_row(r));
+    all.checked += one.checked;
+    all.failures += one.failures;
+    all.worst_ratio = std::max(all.worst_ratio, one.worst_ratio);
+    if (!one.ok && all.ok) {
+      all.ok = false;
+      all.row = r;
+      all.col = one.col;
+      all.got = one.got;
+      all.ref = one.ref;
+      all.message = "row " + std::to_string(r) + " (" + one.message + ")";
+    }
+  }
+  return all;
+}
+
+/// The fp32 statistics LayerNorm returns: mean within 2^-24 * (8 |mean| + 4 std sqrt(cols)) (the
+/// rounding of an fp32 mean plus the accumulation of deviations), rstd within the fp32 LayerNorm
+/// rtol grown by the row's conditioning (layer_norm_row_tolerance: the variance around an fp32
+/// mean that is off by e is off by ~e^2).
+std::string check_stats(const std::vector<float>& mean_got, const std::vector<float>& rstd_got,
+                        const std::vector<double>& mean_ref, const std::vector<double>& rstd_ref, int64_t cols,
+                        double eps) {
+  const double u = std::ldexp(1.0, -24);
+  for (size_t r = 0; r < mean_ref.size(); ++r) {
+    const double sigma = std::sqrt(std::max(0.0, 1.0 / (rstd_ref[r] * rstd_ref[r]) - eps));
+    const double mean_allowed = u * (8.0 * std::fabs(mean_ref[r]) + 4.0 * sigma * std::sqrt(static_cast<double>(cols))) + 1e-37;
+    const tolerance t = layer_norm_row_tolerance(default_tolerance(op_kind::layer_norm, 23, cols), &mean_ref[r],
+                                                 &rstd_ref[r], 1);
+    const double rstd_allowed = t.rtol * rstd_ref[r];
+    const double dm = std::fabs(static_cast<double>(mean_got[r]) - mean_ref[r]);
+    const double dr = std::fabs(static_cast<double>(rstd_got[r]) - rstd_ref[r]);
+    if (!(dm <= mean_allowed) || !(dr <= rstd_allowed)) {
+      char buf[320];
+      std::snprintf(buf, sizeof buf, "row %zu: mean got %.9g ref %.17g (allowed %.3g), rstd got %.9g ref %.17g (allowed %.3g)",
+                    r, static_cast<double>(mean_got[r]), mean_ref[r], mean_allowed, static_cast<double>(rstd_got[r]),
+                    rstd_ref[r], rstd_allowed);
+      return buf;
+    }
+  }
+  return "";
+}
+
+/// rows floats on the device with a poisoned tail, for LayerNorm's mean / rstd.
+struct stats_buffer {
+  static constexpr int64_t tail = 8;
+  int64_t rows;
+  device_buffer buf;
+  explicit stats_buffer(int64_t r) : rows(r), buf(static_cast<size_t>((r + tail) * 4)) { buf.fill(poison_byte); }
+  float* data() const { return reinterpret_cast<float*>(buf.get()); }
+  std::vector<float> values() const {
+    std::vector<float> v(static_cast<size_t>(rows));
+    buf.download(v.data(), v.size() * 4);
+    return v;
+  }
+  bool tail_untouched() const {
+    std::vector<unsigned char> t(static_cast<size_t>(tail * 4));
+    buf.download(t.data(), t.size(), static_cast<size_t>(rows * 4));
+    return std::all_of(t.begin(), t.end(), [](unsigned char b) { return b == poison_byte; });
+  }
+  bool all_untouched() const {
+    std::vector<unsigned char> t(buf.size());
+    buf.download(t.data(), t.size());
+    return std::all_of(t.begin(), t.end(), [](unsigned char b) { return b == poison_byte; });
+  }
+};
+
+// --- one call, fully checked ---------------------------------------------------------------------
+
+struct norm_case {
+  norm_op op = norm_op::rms_norm;
+  dtype t = dtype::f32;
+  wtype w = wtype::same;
+  int64_t rows = 1;
+  int64_t cols = 1;
+  // layer_norm / rms_norm: in and out. fused_add_rms_norm: in = x, out = residual (in_place ignored).
+  call_layout layout = contiguous();
+  bool weight = true;  // layer_norm: gamma; rms_norm / fused: weight
+  bool beta = true;    // layer_norm only
+  bool stats = true;   // layer_norm only: mean / rstd outputs
+  float eps = -1.0f;   // < 0: default_eps(op)
+  norm_input input = norm_input::random;
+  cudaStream_t stream = nullptr;
+};
+
+std::string describe_case(const norm_case& c) {
+  std::string s = std::string(to_string(c.op)) + " " + shape_text(c.t, c.rows, c.cols) + " " + api::to_string(c.w) +
+                  ", inputs: " + to_string(c.input) + (c.weight ? ", weight" : ", no weight");
+  if (c.op == norm_op::layer_norm) s += std::string(c.beta ? ", beta" : ", no beta") + (c.stats ? ", mean/rstd" : "");
+  return s;
+}
+
+tolerance norm_tolerance(norm_op op, dtype t, int64_t cols) {
+  return default_tolerance(op == norm_op::layer_norm ? op_kind::layer_norm
+                                                     : (op == norm_op::rms_norm ? op_kind::rms_norm
+                                                                                : op_kind::fused_add_rms_norm),
+                           mantissa_bits(t), cols);
+}
+
+/// What is guaranteed between fused_add_rms_norm and `residual += x; rms_norm(residual)`:
+/// both normalise the same T values (the residual as stored) with the same op arithmetic, and the
+/// plan depends only on (rows, cols, sizeof T, pack width), not on the op. When both calls get the
+/// same plan (same kernel, pack, cluster and segments — the same reduction tree), the outputs are
+/// bit-identical; that is what is required here. Were the plans to differ, only the summation
+/// order would: then fp16/bf16 outputs may differ by one ulp of T (a value near a rounding
+/// midpoint), and fp32 ones by the accumulation error, i.e. the rms_norm tolerance.
+void check_composition(const norm_case& c, const device_matrix& fused_x, const device_matrix& two_call_out,
+                       const dsp::plan& fused_plan, const dsp::plan& two_call_plan, const std::vector<double>& fused_got,
+                       const std::vector<double>& two_call_got) {
+  INFO("two-call composition: " << describe(two_call_plan));
+  if (same_kernel(fused_plan, two_call_plan)) {
+    const std::vector<unsigned char> a = fused_x.row_bytes(), b = two_call_out.row_bytes();
+    const auto mism = std::mismatch(a.begin(), a.end(), b.begin());
+    if (mism.first != a.end()) {
+      const int64_t e = (mism.first - a.begin()) / elem_bytes(c.t);
+      INFO("first difference at row " << e / c.cols << ", col " << e % c.cols << ": fused "
+                                      << fused_got[static_cast<size_t>(e)] << ", two calls "
+                                      << two_call_got[static_cast<size_t>(e)]);
+      CHECK(mism.first == a.end());
+    }
+  } else if (c.t != dtype::f32) {
+    int64_t worst = 0;
+    for (size_t i = 0; i < fused_got.size(); ++i) worst = std::max(worst, ulp_distance(c.t, fused_got[i], two_call_got[i]));
+    INFO("plans differ; largest difference " << worst << " ulp of " << to_string(c.t));
+    CHECK(worst <= 1);
+  } else {
+    const check_result r = check_close(two_call_got.data(), fused_got.data(), c.rows, c.cols,
+                                       norm_tolerance(norm_op::rms_norm, c.t, c.cols));
+    INFO(describe(r));
+    CHECK(r.ok);
+  }
+}
+
+void run_case(const norm_case& c, seeded_rng& rng) {
+  const call_layout& L = c.layout;
+  INFO(describe_case(c) << "; " << describe(L));
+  INFO(rng.describe());
+  const float eps = c.eps >= 0.0f ? c.eps : default_eps(c.op);
+  INFO("eps " << eps);
+  const dtype wt = api::weight_dtype(c.t, c.w);
+  const auto dev = device_limits_now();
+
+  const std::vector<double> x = make_inputs(c.t, c.rows, c.cols, c.input, rng);
+  const std::vector<double> gamma = c.weight ? make_weights(wt, c.cols, 2.0, rng) : std::vector<double>{};
+  const std::vector<double> beta = (c.op == norm_op::layer_norm && c.beta) ? make_weights(wt, c.cols, 1.0, rng)
+                                                                            : std::vector<double>{};
+  const device_buffer gamma_d = c.weight ? upload_vector(wt, gamma) : device_buffer{};
+  const device_buffer beta_d = beta.empty() ? device_buffer{} : upload_vector(wt, beta);
+  const api::vec gamma_v{c.weight ? gamma_d.get() : nullptr, c.weight ? c.cols : 0};
+  const api::vec beta_v{beta.empty() ? nullptr : beta_d.get(), beta.empty() ? 0 : c.cols};
+  const tolerance base = norm_tolerance(c.op, c.t, c.cols);
+
+  if (c.op != norm_op::fused_add_rms_norm) {
+    device_matrix in(c.t, c.rows, c.cols, c.cols + L.in_pad, L.in_offset);
+    in.upload(x);
+    std::unique_ptr<device_matrix> out_own;
+    if (!L.in_place) out_own = std::make_unique<device_matrix>(c.t, c.rows, c.cols, c.cols + L.out_pad, L.out_offset);
+    device_matrix& out = L.in_place ? in : *out_own;
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, {{in.data(), in.stride()}, {out.data(), out.stride()}}, dev);
+    INFO(describe(pl));
+    CHECK(pl.pack_elems == (L.narrow ? 1 : widest_pack(c.t)));
+    CHECK(same_kernel(pl, plan_of(c.t, c.rows, c.cols, L, dev)));
+
+    const bool stats = c.op == norm_op::layer_norm && c.stats;
+    stats_buffer mean_d(stats ? c.rows : 0), rstd_d(stats ? c.rows : 0);
+    const rowwise::status st =
+        c.op == norm_op::layer_norm
+            ? api::run_layer_norm(c.t, c.w, api::as_mat(in), api::as_mat(out), gamma_v, beta_v, eps, c.stream,
+                                  stats ? mean_d.data() : nullptr, stats ? rstd_d.data() : nullptr)
+            : api::run_rms_norm(c.t, c.w, api::as_mat(in), api::as_mat(out), gamma_v, eps, c.stream);
+    INFO("status: " << st.message());
+    REQUIRE(st.ok());
+    RW_CUDA(cudaStreamSynchronize(c.stream));
+    RW_CUDA(cudaGetLastError());
+
+    const std::vector<double> got = out.download();
+    std::vector<double> ref(x.size());
+    std::vector<double> means(static_cast<size_t>(c.rows)), rstds(static_cast<size_t>(c.rows));
+    for (int64_t r = 0; r < c.rows; ++r) {
+      const double* xr = x.data() + r * c.cols;
+      double* yr = ref.data() + r * c.cols;
+      if (c.op == norm_op::layer_norm)
+        layer_norm_ref(xr, c.cols, c.weight ? gamma.data() : nullptr, beta.empty() ? nullptr : beta.data(), eps, yr,
+                       &means[static_cast<size_t>(r)], &rstds[static_cast<size_t>(r)]);
+      else
+        rms_norm_ref(xr, c.cols, c.weight ? gamma.data() : nullptr, eps, yr);
+    }
+    const double gmax = c.weight ? max_abs(gamma) : 1.0;
+    const check_result res = check_rows(ref, got, c.rows, c.cols, [&](int64_t r) {
+      return c.op == norm_op::layer_norm
+                 ? layer_norm_row_tolerance(base, &means[static_cast<size_t>(r)], &rstds[static_cast<size_t>(r)], 1, gmax)
+                 : base;
+    });
+    INFO(rowwise_test::describe(res));
+    CHECK(res.ok);
+    const std::string gaps = out.untouched_report();
+    INFO("output bytes outside the rows: " << (gaps.empty() ? "untouched" : gaps));
+    CHECK(gaps.empty());
+    if (!L.in_place) {
+      (void)in.download();
+      const std::string changed = in.unchanged_report();
+      INFO("input: " << (changed.empty() ? "unchanged" : changed));
+      CHECK(changed.empty());
+    }
+    if (stats) {
+      const std::string bad = check_stats(mean_d.values(), rstd_d.values(), means, rstds, c.cols, eps);
+      INFO("mean/rstd: " << (bad.empty() ? "within tolerance" : bad));
+      CHECK(bad.empty());
+      CHECK(mean_d.tail_untouched());
+      CHECK(rstd_d.tail_untouched());
+    }
+    return;
+  }
+
+  // fused_add_rms_norm: x (layout "in"), residual (layout "out").
+  const std::vector<double> res_in = make_inputs(c.t, c.rows, c.cols, norm_input::random, rng);
+  device_matrix xm(c.t, c.rows, c.cols, c.cols + L.in_pad, L.in_offset);
+  device_matrix rm(c.t, c.rows, c.cols, c.cols + L.out_pad, L.out_offset);
+  xm.upload(x);
+  rm.upload(res_in);
+  const dsp::plan fused_plan = plan_of(c.t, c.rows, c.cols, {{xm.data(), xm.stride()}, {rm.data(), rm.stride()}}, dev);
+  INFO(describe(fused_plan));
+  CHECK(fused_plan.pack_elems == (L.narrow ? 1 : widest_pack(c.t)));
+  const rowwise::status st = api::run_fused_add_rms_norm(c.t, c.w, api::as_mat(xm), api::as_mat(rm), gamma_v, eps, c.stream);
+  INFO("status: " << st.message());
+  REQUIRE(st.ok());
+  RW_CUDA(cudaStreamSynchronize(c.stream));
+  RW_CUDA(cudaGetLastError());
+  const std::vector<double> got_x = xm.download();
+  (void)rm.download();
+
+  std::vector<double> ref_x(x.size()), ref_res(x.size());
+  for (int64_t r = 0; r < c.rows; ++r) {
+    visit_dtype(c.t, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      fused_add_rms_norm_ref(x.data() + r * c.cols, res_in.data() + r * c.cols, c.cols,
+                             c.weight ? gamma.data() : nullptr, eps, round_through<T>, ref_x.data() + r * c.cols,
+                             ref_res.data() + r * c.cols);
+    });
+  }
+  // The residual: bit-exact.
+  {
+    std::vector<unsigned char> want(static_cast<size_t>(c.rows * c.cols * elem_bytes(c.t)));
+    encode(c.t, ref_res.data(), ref_res.size(), want.data());
+    const std::vector<unsigned char> have = rm.row_bytes();
+    const auto mism = std::mismatch(want.begin(), want.end(), have.begin());
+    if (mism.first != want.end()) {
+      const int64_t e = (mism.first - want.begin()) / elem_bytes(c.t);
+      double g = 0.0;
+      decode(c.t, have.data() + e * elem_bytes(c.t), 1, &g);
+      INFO("residual is not round_T(x + residual) at row " << e / c.cols << ", col " << e % c.cols << ": got " << g
+                                                          << ", want " << ref_res[static_cast<size_t>(e)]);
+      CHECK(mism.first == want.end());
+    }
+  }
+  const check_result res = check_close(ref_x.data(), got_x.data(), c.rows, c.cols, base);
+  INFO("x: " << rowwise_test::describe(res));
+  CHECK(res.ok);
+  const std::string gx = xm.untouched_report(), gr = rm.untouched_report();
+  INFO("bytes outside the rows: x " << (gx.empty() ? "untouched" : gx) << "; residual "
+                                     << (gr.empty() ? "untouched" : gr));
+  CHECK(gx.empty());
+  CHECK(gr.empty());
+
+  // The two-call composition on the GPU: rms_norm(residual as stored) with the same layouts.
+  device_matrix res2(c.t, c.rows, c.cols, c.cols + L.out_pad, L.out_offset);
+  device_matrix out2(c.t, c.rows, c.cols, c.cols + L.in_pad, L.in_offset);
+  res2.upload(ref_res);
+  const rowwise::status st2 = api::run_rms_norm(c.t, c.w, api::as_mat(res2), api::as_mat(out2), gamma_v, eps, c.stream);
+  INFO("rms_norm status: " << st2.message());
+  REQUIRE(st2.ok());
+  RW_CUDA(cudaStreamSynchronize(c.stream));
+  const std::vector<double> got2 = out2.download();
+  check_composition(c, xm, out2, fused_plan,
+                    plan_of(c.t, c.rows, c.cols, {{res2.data(), res2.stride()}, {out2.data(), out2.stride()}}, dev),
+                    got_x, got2);
+}
+
+/// The weight / beta / stats / W combination number k (0..15), for rotating through them.
+void combo(norm_case& c, int k) {
+  c.weight = (k & 1) == 0;
+  c.beta = (k & 2) == 0;
+  c.stats = (k & 4) == 0;
+  c.w = (k & 8) == 0 ? wtype::same : wtype::f32;
+}
+
+}  // namespace
+
+// --- regime boundaries ---------------------------------------------------------------------------
+
+TEST_CASE("norms: every regime boundary +-1 of the dispatch plan (layer_norm / rms_norm / fused_add_rms_norm)",
+          "[gpu][norms]") {
+  // The plan does not depend on the op, so the boundaries are those of softmax; each boundary
+  // width runs all three ops when the case is small, else one op (rotating) per width.
+  seeded_rng rng("norms regime boundaries");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  const int64_t row_counts[] = {3, 64, dev.sm_count / 2 + 1, 1000};
+  constexpr int64_t max_elements = int64_t{3} << 20;
+  constexpr int64_t small = int64_t{1} << 17;
+  int k = 0;
+  for (dtype t : all_dtypes) {
+    int ri = 0;
+    for (int64_t rows : row_counts) {
+      const int n = widest_pack(t);
+      const call_layout layouts[] = {contiguous(), offset_both(n - 1), (ri++ % 2) ? offset_in_only() : offset_out_only()};
+      for (const call_layout& L : layouts) {
+        const std::vector<int64_t> cols_list = regime_boundary_cols(t, rows, L, dev, max_elements);
+        for (size_t i = 0; i < cols_list.size(); ++i) {
+          const int64_t cols = cols_list[i];
+          const bool all_ops = rows * cols <= small;
+          for (norm_op op : all_norm_ops) {
+            if (!all_ops && op != all_norm_ops[(i + static_cast<size_t>(rows)) % 3]) continue;
+            norm_case c;
+            c.op = op;
+            c.t = t;
+            c.rows = rows;
+            c.cols = cols;
+            c.layout = L;
+            c.stream = stream.get();
+            combo(c, k++);
+            run_case(c, rng);
+          }
+        }
+      }
+    }
+  }
+}
+
+// --- hidden sizes ------------------------------------------------------------------------------------
+
+TEST_CASE("norms: model hidden sizes / primes / tiny rows (default stream)",
+          "[gpu][norms]") {
+  seeded_rng rng("norms hidden sizes");
+  INFO(rng.describe());
+  const int64_t hidden[] = {1,    2,    3,    7,     97,    768,   1000,  1009,  1024,
+                            4096, 4099, 5120, 8192,  12288, 16384, 32749, 65536, 131072};
+  const int64_t row_mix[] = {1, 3, 7, 64, 1000};
+  int k = 0;
+  for (int64_t cols : hidden) {
+    const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(row_mix[k % 5], (int64_t{1} << 20) / cols));
+    for (dtype t : all_dtypes)
+      for (norm_op op : all_norm_ops) {
+        norm_case c;
+        c.op = op;
+        c.t = t;
+        c.rows = rows;
+        c.cols = cols;
+        combo(c, k++);
+        run_case(c, rng);
+      }
+  }
+}
+
+TEST_CASE("norms: every optional argument (gamma / beta / weight present or absent; W = T or float; mean and "
+          "rstd outputs; eps 0 / 0.5 / 1e-12)",
+          "[gpu][norms]") {
+  seeded_rng rng("norms optional arguments");
+  INFO(rng.describe());
+  test_stream stream;
+  for (dtype t : all_dtypes)
+    for (int64_t cols : {33, 1000, 4099})
+      for (norm_op op : all_norm_ops)
+        for (int k = 0; k < 16; ++k) {
+          if (op != norm_op::layer_norm && (k & 6) != 0) continue;  // beta / stats: LayerNorm only
+          norm_case c;
+          c.op = op;
+          c.t = t;
+          c.rows = 37;
+          c.cols = cols;
+          c.stream = stream.get();
+          combo(c, k);
+          run_case(c, rng);
+        }
+  // eps: 0 is valid (random rows have var > 0), a large one changes the result visibly.
+  for (dtype t : all_dtypes)
+    for (norm_op op : all_norm_ops)
+      for (float eps : {0.0f, 0.5f, 1e-12f}) {
+        norm_case c;
+        c.op = op;
+        c.t = t;
+        c.rows = 9;
+        c.cols = 1000;
+        c.eps = eps;
+        c.stream = stream.get();
+        run_case(c, rng);
+      }
+}
+
+// --- alignment ------------------------------------------------------------------------------------
+
+TEST_CASE("norms: pointer offsets / strided rows / in place", "[gpu][norms]") {
+  // fused_add_rms_norm: x takes the "input" placement and residual the "output" one; in place
+  // does not apply to it (x and residual are both read and written).
+  seeded_rng rng("norms layouts");
+  INFO(rng.describe());
+  test_stream stream;
+  const call_layout layouts[] = {offset_both(1),   offset_in_only(), offset_out_only(), strided(1),
+                                 strided(8),       strided(13),      strided_mismatch(), in_place(),
+                                 in_place(1),      in_place(3, 13)};
+  const int64_t cols_list[] = {1, 5, 33, 257, 1000, 4099, 32749, 131072};
+  int k = 0;
+  for (dtype t : all_dtypes)
+    for (int64_t cols : cols_list)
+      for (const call_layout& L : layouts)
+        for (norm_op op : all_norm_ops) {
+          if (op == norm_op::fused_add_rms_norm && L.in_place) continue;
+          const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(21, (int64_t{1} << 19) / cols));
+          norm_case c;
+          c.op = op;
+          c.t = t;
+          c.rows = rows;
+          c.cols = cols;
+          c.layout = L;
+          c.stream = stream.get();
+          combo(c, k++);
+          run_case(c, rng);
+        }
+}
+
+TEST_CASE("norms: 0 rows is a successful no-op that touches nothing",
+          "[gpu][norms][sanitize]") {
+  test_stream stream;
+  for (dtype t : all_dtypes)
+    for (wtype w : {wtype::same, wtype::f32}) {
+      INFO(to_string(t) << " " << api::to_string(w));
+      device_matrix a(t, 0, 64, 64, 0, 256), b(t, 0, 64, 64, 0, 256);
+      std::vector<unsigned char> junk(a.bytes(), 0x3C);
+      RW_CUDA(cudaMemcpy(a.data(), junk.data(), junk.size(), cudaMemcpyHostToDevice));
+      const device_buffer wd = upload_vector(api::weight_dtype(t, w), std::vector<double>(64, 1.0));
+      const api::vec wv{wd.get(), 64};
+      stats_buffer mean_d(0), rstd_d(0);
+      const api::mat am{a.data(), 0, 64, 64}, bm{b.data(), 0, 64, 64}, nullm{nullptr, 0, 64, 64};
+      CHECK(api::run_layer_norm(t, w, am, bm, wv, wv, 1e-5f, stream.get(), mean_d.data(), rstd_d.data()).ok());
+      CHECK(api::run_layer_norm(t, w, nullm, nullm, {}, {}, 1e-5f, stream.get()).ok());
+      CHECK(api::run_rms_norm(t, w, am, bm, wv, 1e-6f, stream.get()).ok());
+      CHECK(api::run_rms_norm(t, w, nullm, nullm, {}, 1e-6f, stream.get()).ok());
+      CHECK(api::run_fused_add_rms_norm(t, w, am, bm, wv, 1e-6f, stream.get()).ok());
+      CHECK(api::run_fused_add_rms_norm(t, w, nullm, nullm, {}, 1e-6f, stream.get()).ok());
+      stream.sync();
+      RW_CUDA(cudaGetLastError());
+      (void)b.download();
+      CHECK(b.unchanged_report().empty());
+      std::vector<unsigned char> a_now(a.bytes());
+      RW_CUDA(cudaMemcpy(a_now.data(), a.data(), a_now.size(), cudaMemcpyDeviceToHost));
+      CHECK(a_now == junk);
+      CHECK(mean_d.all_untouched());
+      CHECK(rstd_d.all_untouched());
+    }
+}
+
+// --- adversarial rows -------------------------------------------------------------------------------
+
+TEST_CASE("layer_norm: rows with mean 1e4 and std 1e-2 (Welford or two-pass; never E[x^2] - E[x]^2)",
+          "[gpu][norms]") {
+  // Tolerance (tests/support/tolerance.hpp, layer_norm_row_tolerance): an fp32 kernel holds the
+  // mean to ~|mean| * 2^-24 at best, a few times that after merging partials; every output moves
+  // by that error times rstd * gamma, and the variance around such a mean is off by its square. So
+  // with s = 4 * 2^-24 * |mean| * rstd (per row): atol += s * max|gamma|, rtol += s^2. For fp32 rows
+  // of mean 1e4 and std 1e-2, |mean| * rstd = 1e6 and s = 0.24: the bound is loose, but an
+  // E[x^2] - E[x]^2 kernel is off by orders of magnitude more (E[x^2] = 1e8 carries an absolute
+  // fp32 error of ~6 against a variance of 1e-4) — checked on the host below, so the test keeps
+  // its teeth. In fp16 / bf16 the inputs quantise to a few levels around 1e4 (ulp 8 / 64), so
+  // the rows' std is ~O(1) and the bound is tight.
+  seeded_rng rng("layer_norm large mean");
+  INFO(rng.describe());
+  test_stream stream;
+  int k = 0;
+  for (dtype t : all_dtypes)
+    for (int64_t cols : {64, 1000, 4099, 40000, 131072}) {
+      norm_case c;
+      c.op = norm_op::layer_norm;
+      c.t = t;
+      c.rows = cols <= 4099 ? 16 : 3;
+      c.cols = cols;
+      c.input = norm_input::large_mean;
+      c.stream = stream.get();
+      combo(c, k++);
+      run_case(c, rng);
+    }
+
+  // The tolerance must still reject E[x^2] - E[x]^2, here simulated in fp32 with pairwise (tree)
+  // sums, the most accurate order a GPU reduction could use.
+  for (int64_t cols : {1000, 4099, 40000}) {
+    INFO("host simulation of E[x^2] - E[x]^2, fp32, cols " << cols);
+    const std::vector<double> x = make_inputs(dtype::f32, 1, cols, norm_input::large_mean, rng);
+    std::vector<float> s1(x.begin(), x.end()), s2(x.size());
+    for (size_t i = 0; i < x.size(); ++i) s2[i] = s1[i] * s1[i];
+    for (size_t width = 1; width < s1.size(); width *= 2)
+      for (size_t i = 0; i + width < s1.size(); i += 2 * width) {
+        s1[i] += s1[i + width];
+        s2[i] += s2[i + width];
+      }
+    const float n = static_cast<float>(cols);
+    const float mean = s1[0] / n;
+    const float var = std::max(0.0f, s2[0] / n - mean * mean);
+    const float rstd = 1.0f / std::sqrt(var + 1e-5f);
+    std::vector<double> naive(x.size()), ref(x.size());
+    for (size_t i = 0; i < x.size(); ++i) naive[i] = (static_cast<float>(x[i]) - mean) * rstd;
+    double mref = 0.0, rref = 0.0;
+    layer_norm_ref(x.data(), cols, nullptr, nullptr, static_cast<double>(1e-5f), ref.data(), &mref, &rref);
+    const tolerance tol = layer_norm_row_tolerance(norm_tolerance(norm_op::layer_norm, dtype::f32, cols), &mref, &rref, 1);
+    const check_result r = check_close(ref.data(), naive.data(), 1, cols, tol);
+    INFO(rowwise_test::describe(r));
+    CHECK_FALSE(r.ok);
+  }
+}
+
+TEST_CASE("norms: constant rows / subnormal rows / outliers", "[gpu][norms]") {
+  // Constant rows: LayerNorm's variance is 0, rstd = 1/sqrt(eps), the output is beta (up to the
+  // fp32 mean's rounding times rstd) — never NaN. Subnormal rows: the fp32 sums underflow; the
+  // output must still be finite and right (fp16: subnormal and the smallest normal inputs).
+  seeded_rng rng("norms adversarial");
+  INFO(rng.describe());
+  test_stream stream;
+  int k = 0;
+  for (dtype t : all_dtypes)
+    for (norm_input in : {norm_input::constant, norm_input::subnormal, norm_input::mixed})
+      for (int64_t cols : {1, 2, 33, 1000, 4099, 40000})
+        for (norm_op op : all_norm_ops) {
+          norm_case c;
+          c.op = op;
+          c.t = t;
+          c.rows = cols <= 4099 ? 24 : 6;
+          c.cols = cols;
+          c.input = in;
+          c.layout = (k % 3 == 2) ? offset_both(1) : contiguous();
+          c.stream = stream.get();
+          combo(c, k++);
+          run_case(c, rng);
+        }
+}
+
+TEST_CASE("fused_add_rms_norm: agrees with residual += x then rms_norm in every strategy", "[gpu][norms]") {
+  // run_case checks the composition for every fused case; this one makes sure every strategy
+  // family and every (T, W) is among them.
+  seeded_rng rng("fused composition");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  for (const sanitizer_pick& pick : sanitizer_picks(dev))
+    for (dtype t : all_dtypes)
+      for (wtype w : {wtype::same, wtype::f32}) {
+        if (t == dtype::f32 && w == wtype::f32) continue;  // the same instantiation as W = T
+        sanitizer_pick p = pick;
+        p.t = t;
+        const int64_t cols = sanitizer_cols(p, dev);
+        if (cols < 0) continue;
+        norm_case c;
+        c.op = norm_op::fused_add_rms_norm;
+        c.t = t;
+        c.w = w;
+        c.rows = p.rows;
+        c.cols = cols;
+        c.layout = p.layout.in_place ? offset_both(p.layout.in_offset) : p.layout;
+        c.stream = stream.get();
+        INFO("strategy: " << to_string(p.r));
+        run_case(c, rng);
+      }
+}
+
+// --- invalid arguments ------------------------------------------------------------------------------
+
+TEST_CASE("norms: invalid arguments return invalid_argument naming the op and launch nothing",
+          "[gpu][norms][sanitize]") {
+  test_stream stream;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (dtype t : all_dtypes)
+    for (wtype w : {wtype::same, wtype::f32}) {
+      constexpr int64_t rows = 4, cols = 64;
+      device_matrix a(t, rows, cols, cols), b(t, rows, cols, cols);
+      std::vector<double> ones(static_cast<size_t>(rows * cols), 1.0);
+      a.upload(ones);
+      b.upload(ones);
+      const dtype wt = api::weight_dtype(t, w);
+      const device_buffer wd = upload_vector(wt, std::vector<double>(cols + 1, 1.0));
+      stats_buffer mean_d(rows), rstd_d(rows);
+      void* ap = a.data();
+      void* bp = b.data();
+      const api::mat A{ap, rows, cols, cols}, B{bp, rows, cols, cols};
+      const api::vec W{wd.get(), cols};
+      const api::vec W_short{wd.get(), cols - 1}, W_long{wd.get(), cols + 1};
+      const api::vec W_misaligned{wd.get() + 1, cols};  // not a multiple of sizeof(W)
+
+      struct bad_call {
+        norm_op op;
+        const char* what;
+        const char* keyword;
+        api::mat a, b;
+        api::vec g, beta;
+        float eps;
+      };
+      const std::vector<bad_call> bad = {
+          {norm_op::layer_norm, "null input, rows > 0", "null", {nullptr, rows, cols, cols}, B, W, W, 1e-5f},
+          {norm_op::layer_norm, "null output, rows > 0", "null", A, {nullptr, rows, cols, cols}, W, W, 1e-5f},
+          {norm_op::layer_norm, "cols == 0", "cols", {ap, rows, 0, cols}, {bp, rows, 0, cols}, {}, {}, 1e-5f},
+          {norm_op::layer_norm, "row_stride < cols", "stride", {ap, rows, cols, cols - 1}, B, W, W, 1e-5f},
+          {norm_op::layer_norm, "output shape differs", "rows", A, {bp, rows - 1, cols, cols}, W, W, 1e-5f},
+          {norm_op::layer_norm, "rows < 0", "rows", {ap, -2, cols, cols}, {bp, -2, cols, cols}, W, W, 1e-5f},
+          {norm_op::layer_norm, "gamma size < cols", "gamma", A, B, W_short, W, 1e-5f},
+          {norm_op::layer_norm, "gamma size > cols", "gamma", A, B, W_long, W, 1e-5f},
+          {norm_op::layer_norm, "beta size != cols", "beta", A, B, W, W_short, 1e-5f},
+          {norm_op::layer_norm, "gamma not aligned to its element", "align", A, B, W_misaligned, W, 1e-5f},
+          {norm_op::layer_norm, "eps < 0", "eps", A, B, W, W, -1e-5f},
+          {norm_op::layer_norm, "eps NaN", "eps", A, B, W, W, nan},
+          {norm_op::layer_norm, "eps +inf", "eps", A, B, W, W, inf},
+          {norm_op::layer_norm, "eps -inf", "eps", A, B, W, W, -inf},
+          {norm_op::rms_norm, "null input, rows > 0", "null", {nullptr, rows, cols, cols}, B, W, {}, 1e-6f},
+          {norm_op::rms_norm, "cols < 0", "cols", {ap, rows, -1, cols}, {bp, rows, -1, cols}, W, {}, 1e-6f},
+          {norm_op::rms_norm, "output row_stride < cols", "stride", A, {bp, rows, cols, 3}, W, {}, 1e-6f},
+          {norm_op::rms_norm, "output cols differ", "cols", A, {bp, rows, cols - 1, cols}, W, {}, 1e-6f},
+          {norm_op::rms_norm, "weight size < cols", "weight", A, B, W_short, {}, 1e-6f},
+          {norm_op::rms_norm, "weight size > cols", "weight", A, B, W_long, {}, 1e-6f},
+          {norm_op::rms_norm, "weight not aligned to its element", "align", A, B, W_misaligned, {}, 1e-6f},
+          {norm_op::rms_norm, "eps < 0", "eps", A, B, W, {}, -1.0f},
+          {norm_op::rms_norm, "eps NaN", "eps", A, B, W, {}, nan},
+          {norm_op::rms_norm, "eps +inf", "eps", A, B, W, {}, inf},
+          {norm_op::fused_add_rms_norm, "null x, rows > 0", "null", {nullptr, rows, cols, cols}, B, W, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "null residual, rows > 0", "null", A, {nullptr, rows, cols, cols}, W, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "x cols == 0", "cols", {ap, rows, 0, cols}, {bp, rows, 0, cols}, W, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "x row_stride < cols", "stride", {ap, rows, cols, 1}, B, W, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "residual row_stride < cols", "stride", A, {bp, rows, cols, cols - 1}, W, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "residual rows differ", "residual", A, {bp, rows + 1, cols, cols}, W, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "residual cols differ", "residual", A, {bp, rows, cols - 1, cols}, W, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "rows < 0", "rows", {ap, -1, cols, cols}, {bp, -1, cols, cols}, W, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "weight size != cols", "weight", A, B, W_long, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "eps NaN", "eps", A, B, W, {}, nan},
+          {norm_op::fused_add_rms_norm, "eps < 0", "eps", A, B, W, {}, -1e-6f},
+          {norm_op::fused_add_rms_norm, "eps -inf", "eps", A, B, W, {}, -inf},
+      };
+      for (const bad_call& c : bad) {
+        INFO(to_string(c.op) << " " << to_string(t) << " " << api::to_string(w) << ": " << c.what);
+        rowwise::status st;
+        switch (c.op) {
+          case norm_op::layer_norm:
+            st = api::run_layer_norm(t, w, c.a, c.b, c.g, c.beta, c.eps, stream.get(), mean_d.data(), rstd_d.data());
+            break;
+          case norm_op::rms_norm: st = api::run_rms_norm(t, w, c.a, c.b, c.g, c.eps, stream.get()); break;
+          case norm_op::fused_add_rms_norm: st = api::run_fused_add_rms_norm(t, w, c.a, c.b, c.g, c.eps, stream.get()); break;
+        }
+        INFO("message: " << st.message());
+        CHECK_FALSE(st.ok());
+        CHECK(st.code() == rowwise::errc::invalid_argument);
+        CHECK(st.cuda_error() == cudaSuccess);
+        const std::string msg = st.message();
+        CHECK(msg.rfind(std::string(to_string(c.op)) + ":", 0) == 0);
+        CHECK(msg.find(c.keyword) != std::string::npos);
+      }
+      stream.sync();
+      RW_CUDA(cudaGetLastError());
+      (void)a.download();
+      (void)b.download();
+      CHECK(a.unchanged_report().empty());
+      CHECK(b.unchanged_report().empty());
+      CHECK(mean_d.all_untouched());
+      CHECK(rstd_d.all_untouched());
+    }
+}
+
+// --- > 2^31 elements --------------------------------------------------------------------------------
+
+TEST_CASE("rms_norm: more than 2^31 elements (bf16 8193 x 262144 with W = float; a SAMPLE of rows is checked)",
+          "[gpu][norms][large]") {
+  constexpr int64_t cols = 262144;
+  constexpr int64_t rows = (int64_t{1} << 31) / cols + 1;
+  constexpr int64_t n = rows * cols;
+  static_assert(n > (int64_t{1} << 31), "more than 2^31 elements");
+  constexpr int64_t tail = 4096;
+  const dtype t = dtype::bf16;
+  const size_t bytes = static_cast<size_t>((n + tail) * elem_bytes(t));
+  size_t free_b = 0, total_b = 0;
+  RW_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < 2 * bytes + (size_t{512} << 20)) {
+    WARN("skipped: needs " << 2 * bytes / (1 << 20) << " MiB of device memory, " << free_b / (1 << 20) << " MiB free");
+    return;
+  }
+  seeded_rng rng("rms_norm > 2^31");
+  INFO(rng.describe());
+  test_stream stream;
+  device_buffer in(bytes), out(bytes);
+  out.fill(poison_byte);
+  RW_CUDA(api::fill_uniform_device(t, in.get(), n, rng.next_u64(), -3.0f, 3.0f, stream.get()));
+  stream.sync();
+  const std::vector<double> weight = make_weights(dtype::f32, cols, 2.0, rng);
+  const device_buffer wd = upload_vector(dtype::f32, weight);
+
+  std::vector<int64_t> sample = {0, 1, (int64_t{1} << 31) / cols - 1, (int64_t{1} << 31) / cols, rows - 1};
+  for (int k = 0; k < 50; ++k) sample.push_back(rng.index(rows));
+  std::sort(sample.begin(), sample.end());
+  sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+  const int64_t m = static_cast<int64_t>(sample.size());
+  const size_t row_bytes = static_cast<size_t>(cols * elem_bytes(t));
+  std::vector<unsigned char> raw(static_cast<size_t>(m) * row_bytes);
+  for (int64_t k = 0; k < m; ++k) in.download(raw.data() + k * row_bytes, row_bytes, sample[k] * row_bytes);
+  std::vector<double> x(static_cast<size_t>(m * cols));
+  decode(t, raw.data(), x.size(), x.data());
+
+  const auto dev = device_limits_now();
+  INFO(describe(plan_of(t, rows, cols, {{in.get(), cols}, {out.get(), cols}}, dev)));
+  const rowwise::status st = api::run_rms_norm(t, wtype::f32, {in.get(), rows, cols, cols}, {out.get(), rows, cols, cols},
+                                               {wd.get(), cols}, 1e-6f, stream.get());
+  INFO("status: " << st.message());
+  REQUIRE(st.ok());
+  stream.sync();
+
+  for (int64_t k = 0; k < m; ++k) out.download(raw.data() + k * row_bytes, row_bytes, sample[k] * row_bytes);
+  std::vector<double> got(x.size()), ref(x.size());
+  decode(t, raw.data(), got.size(), got.data());
+  for (int64_t k = 0; k < m; ++k)
+    rms_norm_ref(x.data() + k * cols, cols, weight.data(), static_cast<double>(1e-6f), ref.data() + k * cols);
+  const check_result res = check_close(ref.data(), got.data(), m, cols, norm_tolerance(norm_op::rms_norm, t, cols));
+  INFO("checked rows (sample): " << m << "; a failing 'row' below indexes the sample, which is sorted");
+  INFO(rowwise_test::describe(res));
+  CHECK(res.ok);
+  std::vector<unsigned char> after(static_cast<size_t>(tail * elem_bytes(t)));
+  out.download(after.data(), after.size(), static_cast<size_t>(n * elem_bytes(t)));
+  CHECK(std::all_of(after.begin(), after.end(), [](unsigned char b) { return b == poison_byte; }));
+}
+
+// --- CUDA graphs ------------------------------------------------------------------------------------
+
+TEST_CASE("norms: captured into a CUDA graph and replayed with fresh inputs",
+          "[gpu][norms][graph]") {
+  seeded_rng rng("norms graph");
+  INFO(rng.describe());
+  // layer_norm fp32 64 x 1000 with gamma, beta, mean, rstd; rms_norm bf16 2 x 152064 (cluster
+  // split on sm_90) with a float weight; fused_add_rms_norm fp16 300 x 4096 with an fp16 weight.
+  const int64_t ln_rows = 64, ln_cols = 1000, rn_rows = 2, rn_cols = 152064, fu_rows = 300, fu_cols = 4096;
+  device_matrix ln_in(dtype::f32, ln_rows, ln_cols, ln_cols), ln_out(dtype::f32, ln_rows, ln_cols, ln_cols);
+  device_matrix rn_in(dtype::bf16, rn_rows, rn_cols, rn_cols), rn_out(dtype::bf16, rn_rows, rn_cols, rn_cols);
+  device_matrix fu_x(dtype::f16, fu_rows, fu_cols, fu_cols), fu_r(dtype::f16, fu_rows, fu_cols, fu_cols);
+  const std::vector<double> gamma = make_weights(dtype::f32, ln_cols, 2.0, rng), beta = make_weights(dtype::f32, ln_cols, 1.0, rng);
+  const std::vector<double> rn_w = make_weights(dtype::f32, rn_cols, 2.0, rng), fu_w = make_weights(dtype::f16, fu_cols, 2.0, rng);
+  const device_buffer gamma_d = upload_vector(dtype::f32, gamma), beta_d = upload_vector(dtype::f32, beta);
+  const device_buffer rn_wd = upload_vector(dtype::f32, rn_w), fu_wd = upload_vector(dtype::f16, fu_w);
+  stats_buffer mean_d(ln_rows), rstd_d(ln_rows);
+
+  test_stream stream;
+  RW_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+  const rowwise::status s1 = api::run_layer_norm(dtype::f32, wtype::same, api::as_mat(ln_in), api::as_mat(ln_out),
+                                                 {gamma_d.get(), ln_cols}, {beta_d.get(), ln_cols}, 1e-5f, stream.get(),
+                                                 mean_d.data(), rstd_d.data());
+  const rowwise::status s2 = api::run_rms_norm(dtype::bf16, wtype::f32, api::as_mat(rn_in), api::as_mat(rn_out),
+                                               {rn_wd.get(), rn_cols}, 1e-6f, stream.get());
+  const rowwise::status s3 = api::run_fused_add_rms_norm(dtype::f16, wtype::same, api::as_mat(fu_x), api::as_mat(fu_r),
+                                                         {fu_wd.get(), fu_cols}, 1e-6f, stream.get());
+  cudaGraph_t graph = nullptr;
+  const cudaError_t end = cudaStreamEndCapture(stream.get(), &graph);
+  INFO("statuses: " << s1.message() << " / " << s2.message() << " / " << s3.message());
+  CHECK(s1.ok());
+  CHECK(s2.ok());
+  CHECK(s3.ok());
+  REQUIRE(end == cudaSuccess);
+  REQUIRE(graph != nullptr);
+  struct graph_guard {
+    cudaGraph_t g;
+    cudaGraphExec_t e = nullptr;
+    ~graph_guard() {
+      if (e) (void)cudaGraphExecDestroy(e);
+      (void)cudaGraphDestroy(g);
+    }
+  } guard{graph};
+  size_t nodes = 0;
+  RW_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
+  CHECK(nodes == 3);  // one kernel per call, nothing else
+  RW_CUDA(cudaGraphInstantiate(&guard.e, graph, 0));
+
+  for (int replay = 0; replay < 2; ++replay) {
+    INFO("replay " << replay);
+    const std::vector<double> ln_x = make_inputs(dtype::f32, ln_rows, ln_cols, norm_input::random, rng);
+    const std::vector<double> rn_x = make_inputs(dtype::bf16, rn_rows, rn_cols, norm_input::random, rng);
+    const std::vector<double> fx = make_inputs(dtype::f16, fu_rows, fu_cols, norm_input::random, rng);
+    const std::vector<double> fr = make_inputs(dtype::f16, fu_rows, fu_cols, norm_input::random, rng);
+    ln_in.upload(ln_x);
+    rn_in.upload(rn_x);
+    fu_x.upload(fx);
+    fu_r.upload(fr);
+    ln_out.poison();
+    rn_out.poison();
+    mean_d.buf.fill(poison_byte);
+    rstd_d.buf.fill(poison_byte);
+    RW_CUDA(cudaGraphLaunch(guard.e, stream.get()));
+    stream.sync();
+
+    {  // layer_norm
+      const std::vector<double> got = ln_out.download();
+      std::vector<double> ref(got.size()), means(ln_rows), rstds(ln_rows);
+      for (int64_t r = 0; r < ln_rows; ++r)
+        layer_norm_ref(ln_x.data() + r * ln_cols, ln_cols, gamma.data(), beta.data(), static_cast<double>(1e-5f),
+                       ref.data() + r * ln_cols, &means[static_cast<size_t>(r)], &rstds[static_cast<size_t>(r)]);
+      const tolerance base = norm_tolerance(norm_op::layer_norm, dtype::f32, ln_cols);
+      const check_result res = check_rows(ref, got, ln_rows, ln_cols, [&](int64_t r) {
+        return layer_norm_row_tolerance(base, &means[static_cast<size_t>(r)], &rstds[static_cast<size_t>(r)], 1,
+                                        max_abs(gamma));
+      });
+      INFO("layer_norm: " << rowwise_test::describe(res));
+      CHECK(res.ok);
+      const std::string bad = check_stats(mean_d.values(), rstd_d.values(), means, rstds, ln_cols, 1e-5f);
+      INFO("mean/rstd: " << bad);
+      CHECK(bad.empty());
+    }
+    {  // rms_norm
+      const std::vector<double> got = rn_out.download();
+      std::vector<double> ref(got.size());
+      for (int64_t r = 0; r < rn_rows; ++r)
+        rms_norm_ref(rn_x.data() + r * rn_cols, rn_cols, rn_w.data(), static_cast<double>(1e-6f), ref.data() + r * rn_cols);
+      const check_result res = check_close(ref.data(), got.data(), rn_rows, rn_cols,
+                                           norm_tolerance(norm_op::rms_norm, dtype::bf16, rn_cols));
+      INFO("rms_norm: " << rowwise_test::describe(res));
+      CHECK(res.ok);
+    }
+    {  // fused_add_rms_norm
+      const std::vector<double> got_x = fu_x.download();
+      const std::vector<double> got_r = fu_r.download();
+      std::vector<double> ref_x(got_x.size()), ref_r(got_r.size());
+      for (int64_t r = 0; r < fu_rows; ++r)
+        fused_add_rms_norm_ref(fx.data() + r * fu_cols, fr.data() + r * fu_cols, fu_cols, fu_w.data(),
+                               static_cast<double>(1e-6f), round_through<__half>, ref_x.data() + r * fu_cols,
+                               ref_r.data() + r * fu_cols);
+      CHECK(got_r == ref_r);  // exact: round_T(fp32(x) + fp32(residual))
+      const check_result res = check_close(ref_x.data(), got_x.data(), fu_rows, fu_cols,
+                                           norm_tolerance(norm_op::fused_add_rms_norm, dtype::f16, fu_cols));
+      INFO("fused_add_rms_norm: " << rowwise_test::describe(res));
+      CHECK(res.ok);
+    }
+  }
+}
+
+// --- the compute-sanitizer subset -------------------------------------------------------------------
+
+TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
+          "[gpu][norms][sanitize]") {
+  seeded_rng rng("norms sanitize");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  int k = 0;
+  for (const sanitizer_pick& p : sanitizer_picks(dev)) {
+    INFO("strategy: " << to_string(p.r));
+    const int64_t cols = sanitizer_cols(p, dev);
+    if (cols < 0) {
+      CHECK_FALSE(regime_required(p.r, dev));
+      WARN("the plan never picks '" << to_string(p.r) << "' for " << p.rows << " rows on this device: not run");
+      continue;
+    }
+    for (norm_op op : all_norm_ops) {
+      norm_case c;
+      c.op = op;
+      c.t = p.t;
+      c.rows = p.rows;
+      c.cols = cols;
+      c.layout = (op == norm_op::fused_add_rms_norm && p.layout.in_place) ? offset_both(p.layout.in_offset) : p.layout;
+      c.stream = stream.get();
+      combo(c, (k++ * 5) % 16);
+      run_case(c, rng);
+    }
+  }
+}

@@ -1,0 +1,535 @@
+// tests/gpu/test_softmax.cpp — rowwise::softmax and rowwise::log_softmax on the GPU against the fp64
+// references (tests/support/reference.hpp), per DESIGN.md "Correctness method":
+//   * inputs drawn fresh from a seeded rng (ROWWISE_TEST_SEED reproduces a run; every case INFOs
+//     it) and quantized through T, so the reference sees exactly what the GPU reads;
+//   * output buffers poisoned (0xFF bytes: NaN in fp32/fp16/bf16) before every launch;
+//   * EVERY output element checked with check_close (tests/support/tolerance.hpp), and every byte
+//     outside the rows (prefix, gaps of strided rows, tail) compared with what it held before;
+//     out-of-place inputs must come back unchanged too.
+// Shapes come from the dispatch plan itself (dispatch::plan_rows with the real device limits):
+// every regime boundary +-1, for the 16-byte path and the narrow (pack 1) path.
+//
+// Tags: [gpu] all; [sanitize] the quick subset run under compute-sanitizer (one small shape per
+// strategy, invalid arguments, 0 rows); [large] > 2^31 elements; [graph] CUDA graph capture.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/api_wrappers.hpp"
+#include "support/device_matrix.hpp"
+#include "support/inputs.hpp"
+#include "support/reference.hpp"
+#include "support/tolerance.hpp"
+
+namespace {
+
+using namespace rowwise_test;
+
+const char* op_name(bool log) { return log ? "log_softmax" : "softmax"; }
+
+// --- inputs --------------------------------------------------------------------------------------
+
+/// Adversarial rows: the kinds of inputs.hpp, plus placements that land on a pack's edges.
+enum class row_kind {
+  random,
+  adversarial,  // row r takes all_adversarial_kinds()[r % 8], then the extra kinds below
+};
+
+constexpr int extra_kinds = 4;  // NaN first, NaN last, half the row -inf, one finite rest -inf
+
+void extra_row(int which, int64_t cols, seeded_rng& rng, double* row) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double ninf = -std::numeric_limits<double>::infinity();
+  for (int64_t c = 0; c < cols; ++c) row[c] = rng.normal(0.0, 2.0);
+  switch (which) {
+    case 0: row[0] = nan; break;          // NaN in the head slot
+    case 1: row[cols - 1] = nan; break;   // NaN in the tail slot
+    case 2:                               // -inf entries mixed with finite ones: exact zeros (-inf for log)
+      for (int64_t c = 0; c < cols; c += 2) row[c] = ninf;
+      break;
+    default: {                            // a single finite logit among -inf: softmax 1 there
+      const int64_t keep = rng.index(cols);
+      for (int64_t c = 0; c < cols; ++c)
+        if (c != keep) row[c] = ninf;
+      break;
+    }
+  }
+}
+
+/// rows x cols inputs, quantized through t. random: each row uniform in [-s, s) with s drawn from
+/// {0.5, 4, 16} (uniform rather than normal: it is ~8x cheaper to draw and covers the same range).
+std::vector<double> make_inputs(dtype t, int64_t rows, int64_t cols, row_kind kind, seeded_rng& rng) {
+  std::vector<double> x(static_cast<size_t>(rows * cols));
+  const auto& kinds = all_adversarial_kinds();
+  const int64_t nk = static_cast<int64_t>(kinds.size()) + extra_kinds;
+  for (int64_t r = 0; r < rows; ++r) {
+    double* row = x.data() + r * cols;
+    if (kind == row_kind::random) {
+      static const double scales[] = {0.5, 4.0, 16.0};
+      const double s = scales[rng.index(3)];
+      for (int64_t c = 0; c < cols; ++c) row[c] = rng.uniform(-s, s);
+    } else {
+      const int64_t k = r % nk;
+      if (k < static_cast<int64_t>(kinds.size())) {
+        visit_dtype(t, [&](auto tag) {
+          adversarial_row<typename decltype(tag)::type>(kinds[static_cast<size_t>(k)], cols, rng, row);
+        });
+      } else {
+        extra_row(static_cast<int>(k - static_cast<int64_t>(kinds.size())), cols, rng, row);
+      }
+    }
+  }
+  quantize(t, x.data(), x.size());
+  return x;
+}
+
+std::vector<double> reference(bool log, const std::vector<double>& x, int64_t rows, int64_t cols) {
+  std::vector<double> y(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    if (log)
+      log_softmax_ref(x.data() + r * cols, cols, y.data() + r * cols);
+    else
+      softmax_ref(x.data() + r * cols, cols, y.data() + r * cols);
+  }
+  return y;
+}
+
+tolerance tolerance_for(dtype t, bool log, int64_t cols) {
+  return default_tolerance(log ? op_kind::log_softmax : op_kind::softmax, mantissa_bits(t), cols);
+}
+
+// --- one call, fully checked ---------------------------------------------------------------------
+
+struct softmax_case {
+  dtype t = dtype::f32;
+  bool log = false;
+  int64_t rows = 1;
+  int64_t cols = 1;
+  call_layout layout = contiguous();
+  row_kind kind = row_kind::random;
+  cudaStream_t stream = nullptr;
+};
+
+/// Allocate (poisoned), upload fresh inputs, call, and check every element, the untouched bytes,
+/// the unchanged input, and that the intended vector path was planned.
+void run_case(const softmax_case& c, seeded_rng& rng) {
+  const call_layout& L = c.layout;
+  INFO(op_name(c.log) << " " << shape_text(c.t, c.rows, c.cols) << "; " << describe(L));
+  INFO(rng.describe());
+
+  const std::vector<double> x = make_inputs(c.t, c.rows, c.cols, c.kind, rng);
+  device_matrix in(c.t, c.rows, c.cols, c.cols + L.in_pad, L.in_offset);
+  in.upload(x);
+  std::unique_ptr<device_matrix> out_own;
+  if (!L.in_place) out_own = std::make_unique<device_matrix>(c.t, c.rows, c.cols, c.cols + L.out_pad, L.out_offset);
+  device_matrix& out = L.in_place ? in : *out_own;  // a fresh matrix is poisoned
+
+  const auto dev = device_limits_now();
+  const dsp::plan pl = plan_of(c.t, c.rows, c.cols, {{in.data(), in.stride()}, {out.data(), out.stride()}}, dev);
+  INFO(describe(pl));
+  CHECK(pl.pack_elems == (L.narrow ? 1 : widest_pack(c.t)));       // the intended vector path
+  CHECK(same_kernel(pl, plan_of(c.t, c.rows, c.cols, L, dev)));     // the plan the shapes were chosen by
+
+  const rowwise::status st = api::run_softmax(c.t, c.log, api::as_mat(in), api::as_mat(out), c.stream);
+  INFO("status: " << st.message());
+  REQUIRE(st.ok());
+  RW_CUDA(cudaStreamSynchronize(c.stream));
+  RW_CUDA(cudaGetLastError());
+
+  const std::vector<double> got = out.download();
+  const std::vector<double> ref = reference(c.log, x, c.rows, c.cols);
+  const check_result res = check_close(ref.data(), got.data(), c.rows, c.cols, tolerance_for(c.t, c.log, c.cols));
+  INFO(describe(res));
+  CHECK(res.ok);
+  const std::string gaps = out.untouched_report();
+  INFO("output bytes outside the rows: " << (gaps.empty() ? "untouched" : gaps));
+  CHECK(gaps.empty());
+  if (!L.in_place) {
+    (void)in.download();
+    const std::string changed = in.unchanged_report();
+    INFO("input: " << (changed.empty() ? "unchanged" : changed));
+    CHECK(changed.empty());
+  }
+}
+
+}  // namespace
+
+// --- regime boundaries ---------------------------------------------------------------------------
+
+// One test case per dtype, so that a run can spread them over processes.
+static void regime_boundaries(dtype only) {
+  seeded_rng rng(std::string("softmax regime boundaries ") + to_string(only));
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  // Row counts with different plans: few rows (split over clusters up to 16), 64 rows (clusters
+  // of at most 2 on 132 SMs), the fewest rows that never split (sm_count / 2 + 1), and many rows
+  // (grid-stride loops). Layouts: aligned, both pointers offset by pack - 1 elements (the largest
+  // head: a row spans the most packs its width allows), and out of phase (the narrow path, pack
+  // 1). The boundaries are those of each layout's own plan. Each case holds at most 4M elements;
+  // small ones run both ops, big ones one (alternating).
+  const int64_t row_counts[] = {3, 64, dev.sm_count / 2 + 1, 1000};
+  constexpr int64_t max_elements = int64_t{4} << 20;
+  constexpr int64_t small = int64_t{1} << 18;
+  for (dtype t : all_dtypes) {
+    if (t != only) continue;
+    int ri = 0;
+    for (int64_t rows : row_counts) {
+      const int n = widest_pack(t);
+      const call_layout layouts[] = {contiguous(), offset_both(n - 1), (ri++ % 2) ? offset_in_only() : offset_out_only()};
+      for (const call_layout& L : layouts) {
+        const std::vector<int64_t> cols_list = regime_boundary_cols(t, rows, L, dev, max_elements);
+        for (size_t i = 0; i < cols_list.size(); ++i) {
+          const int64_t cols = cols_list[i];
+          const bool one_op = rows * cols > small;
+          for (bool log : {false, true})
+            if (!one_op || log == (((i / 2) + static_cast<size_t>(rows)) % 2 == 1))
+              run_case({t, log, rows, cols, L, row_kind::random, stream.get()}, rng);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("softmax/log_softmax: every regime boundary +-1 of the dispatch plan, fp32", "[gpu][softmax]") {
+  regime_boundaries(dtype::f32);
+}
+TEST_CASE("softmax/log_softmax: every regime boundary +-1 of the dispatch plan, fp16", "[gpu][softmax]") {
+  regime_boundaries(dtype::f16);
+}
+TEST_CASE("softmax/log_softmax: every regime boundary +-1 of the dispatch plan, bf16", "[gpu][softmax]") {
+  regime_boundaries(dtype::bf16);
+}
+
+// --- assorted widths -------------------------------------------------------------------------------
+
+TEST_CASE("softmax/log_softmax: small / odd / prime / power-of-two / vocabulary-sized cols (default stream)",
+          "[gpu][softmax]") {
+  seeded_rng rng("softmax assorted cols");
+  INFO(rng.describe());
+  const int64_t cols_list[] = {1,    2,    3,     7,     31,     32,     33,     97,      1000,
+                               1009, 1024, 4096,  4099,  32749,  152064, 262144, int64_t{1} << 20};
+  const int64_t row_mix[] = {1, 3, 7, 64, 1000};
+  int i = 0;
+  for (int64_t cols : cols_list) {
+    // Two row counts per width: one from the mix and one row; at most ~2M elements.
+    const int64_t mixed = std::max<int64_t>(1, std::min<int64_t>(row_mix[i++ % 5], (int64_t{2} << 20) / cols));
+    for (int64_t rows : {mixed, int64_t{1}})
+      for (dtype t : all_dtypes)
+        for (bool log : {false, true}) run_case({t, log, rows, cols, contiguous(), row_kind::random, nullptr}, rng);
+  }
+}
+
+// --- alignment ------------------------------------------------------------------------------------
+
+TEST_CASE("softmax/log_softmax: pointer offsets / strided rows / in place", "[gpu][softmax]") {
+  seeded_rng rng("softmax layouts");
+  INFO(rng.describe());
+  test_stream stream;
+  const call_layout layouts[] = {offset_both(1), offset_in_only(),  offset_out_only(), strided(1),
+                                 strided(8),     strided(13),       strided_mismatch(), in_place(),
+                                 in_place(1),    in_place(0, 13),   in_place(3, 8)};
+  const int64_t cols_list[] = {1, 5, 33, 257, 1000, 4099, 32749, 152064};
+  int i = 0;
+  for (dtype t : all_dtypes)
+    for (int64_t cols : cols_list)
+      for (const call_layout& L : layouts) {
+        const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(37, (int64_t{1} << 20) / cols));
+        const bool log = (i++ % 2) == 1;
+        run_case({t, log, rows, cols, L, row_kind::random, stream.get()}, rng);
+        if (rows * cols <= (int64_t{1} << 16)) run_case({t, !log, rows, cols, L, row_kind::random, stream.get()}, rng);
+      }
+}
+
+TEST_CASE("softmax/log_softmax: 0 rows is a successful no-op that touches nothing", "[gpu][softmax][sanitize]") {
+  test_stream stream;
+  for (dtype t : all_dtypes)
+    for (bool log : {false, true}) {
+      INFO(op_name(log) << " " << to_string(t));
+      device_matrix in(t, 0, 100, 100, 0, 256), out(t, 0, 100, 100, 0, 256);
+      // Some input bytes that a stray launch would turn into outputs.
+      std::vector<unsigned char> junk(in.bytes(), 0x3C);
+      RW_CUDA(cudaMemcpy(in.data(), junk.data(), junk.size(), cudaMemcpyHostToDevice));
+      const auto s1 = api::run_softmax(t, log, {in.data(), 0, 100, 100}, {out.data(), 0, 100, 100}, stream.get());
+      CHECK(s1.ok());
+      // Null data is fine with 0 rows.
+      const auto s2 = api::run_softmax(t, log, {nullptr, 0, 100, 100}, {nullptr, 0, 100, 100}, stream.get());
+      CHECK(s2.ok());
+      // In place, strided.
+      const auto s3 = api::run_softmax(t, log, {out.data(), 0, 7, 9}, {out.data(), 0, 7, 9}, stream.get());
+      CHECK(s3.ok());
+      stream.sync();
+      RW_CUDA(cudaGetLastError());
+      (void)out.download();
+      const std::string changed = out.unchanged_report();
+      INFO(changed);
+      CHECK(changed.empty());
+    }
+}
+
+TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block cluster (1 and 8 x 152064)",
+          "[gpu][softmax]") {
+  seeded_rng rng("softmax few long rows");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  if (dev.clusters) {
+    // DESIGN.md: too few rows to fill the GPU -> split each row over the blocks of a cluster.
+    const auto p = plan_of(dtype::bf16, 1, 152064, contiguous(), dev);
+    INFO(describe(p));
+    CHECK(p.cluster >= 8);
+  } else {
+    WARN("device without thread-block clusters (sm_" << dev.cc_major << dev.cc_minor
+                                                      << "): 1 x 152064 runs without a cluster split");
+  }
+  test_stream stream;
+  for (dtype t : all_dtypes)
+    for (int64_t rows : {1, 2, 8})
+      for (bool log : {false, true}) {
+        run_case({t, log, rows, 152064, contiguous(), row_kind::random, stream.get()}, rng);
+        if (rows == 1) run_case({t, log, rows, 152064, offset_in_only(), row_kind::random, stream.get()}, rng);
+      }
+}
+
+// --- adversarial rows -------------------------------------------------------------------------------
+
+TEST_CASE("softmax/log_softmax: adversarial rows (logit 120 / span 200 / all -inf / NaN / +inf / subnormal / "
+          "constant / cols = 1)",
+          "[gpu][softmax]") {
+  // DESIGN.md: all -inf -> zeros (log: -inf); a NaN anywhere -> NaN row; +inf -> NaN row.
+  seeded_rng rng("softmax adversarial");
+  INFO(rng.describe());
+  test_stream stream;
+  const int64_t nk = static_cast<int64_t>(all_adversarial_kinds().size()) + extra_kinds;
+  const int64_t cols_list[] = {1, 2, 3, 33, 1000, 4099, 40000, 152064};
+  int i = 0;
+  for (dtype t : all_dtypes)
+    for (int64_t cols : cols_list)
+      for (bool log : {false, true}) {
+        const int64_t rows = cols <= 4099 ? 3 * nk : nk;  // every kind at least once
+        const int which = i++ % 3;
+        const call_layout L = which == 0 ? contiguous() : (which == 1 ? offset_both(1) : offset_in_only());
+        run_case({t, log, rows, cols, L, row_kind::adversarial, stream.get()}, rng);
+      }
+}
+
+// --- > 2^31 elements --------------------------------------------------------------------------------
+
+TEST_CASE("softmax: more than 2^31 elements (bf16 524291 x 4096 in place; a SAMPLE of rows is checked)",
+          "[gpu][softmax][large]") {
+  constexpr int64_t cols = 4096;
+  constexpr int64_t rows = (int64_t{1} << 31) / cols + 3;
+  constexpr int64_t n = rows * cols;
+  static_assert(n > (int64_t{1} << 31), "more than 2^31 elements");
+  constexpr int64_t tail = 4096;
+  const dtype t = dtype::bf16;
+  const size_t bytes = static_cast<size_t>((n + tail) * elem_bytes(t));
+  size_t free_b = 0, total_b = 0;
+  RW_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < bytes + (size_t{512} << 20)) {
+    WARN("skipped: needs " << bytes / (1 << 20) << " MiB of device memory, " << free_b / (1 << 20) << " MiB free");
+    return;
+  }
+  seeded_rng rng("softmax > 2^31");
+  INFO(rng.describe());
+  test_stream stream;
+  device_buffer buf(bytes);
+  buf.fill(poison_byte);
+  RW_CUDA(api::fill_uniform_device(t, buf.get(), n, rng.next_u64(), -12.0f, 12.0f, stream.get()));
+  stream.sync();
+
+  // The sample: first rows, the rows around element 2^31 (byte 2^32), the last rows, 50 random.
+  std::vector<int64_t> sample = {0, 1, (int64_t{1} << 31) / cols - 1, (int64_t{1} << 31) / cols, rows - 2, rows - 1};
+  for (int k = 0; k < 50; ++k) sample.push_back(rng.index(rows));
+  std::sort(sample.begin(), sample.end());
+  sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+  const int64_t m = static_cast<int64_t>(sample.size());
+  const size_t row_bytes = static_cast<size_t>(cols * elem_bytes(t));
+  std::vector<unsigned char> raw(static_cast<size_t>(m) * row_bytes);
+  for (int64_t k = 0; k < m; ++k) buf.download(raw.data() + k * row_bytes, row_bytes, sample[k] * row_bytes);
+  std::vector<double> x(static_cast<size_t>(m * cols));
+  decode(t, raw.data(), x.size(), x.data());
+
+  const auto dev = device_limits_now();
+  INFO(describe(plan_of(t, rows, cols, {{buf.get(), cols}, {buf.get(), cols}}, dev)));
+  const rowwise::status st = api::run_softmax(t, false, {buf.get(), rows, cols, cols}, {buf.get(), rows, cols, cols},
+                                              stream.get());
+  INFO("status: " << st.message());
+  REQUIRE(st.ok());
+  stream.sync();
+
+  for (int64_t k = 0; k < m; ++k) buf.download(raw.data() + k * row_bytes, row_bytes, sample[k] * row_bytes);
+  std::vector<double> got(x.size());
+  decode(t, raw.data(), got.size(), got.data());
+  const std::vector<double> ref = reference(false, x, m, cols);
+  const check_result res = check_close(ref.data(), got.data(), m, cols, tolerance_for(t, false, cols));
+  INFO("checked rows (sample): " << m << "; a failing 'row' below indexes the sample, which is sorted");
+  INFO(describe(res));
+  CHECK(res.ok);
+
+  std::vector<unsigned char> after(static_cast<size_t>(tail * elem_bytes(t)));
+  buf.download(after.data(), after.size(), static_cast<size_t>(n * elem_bytes(t)));
+  CHECK(std::all_of(after.begin(), after.end(), [](unsigned char b) { return b == poison_byte; }));
+}
+
+// --- CUDA graphs ------------------------------------------------------------------------------------
+
+TEST_CASE("softmax/log_softmax: captured into a CUDA graph (thread-local capture) and replayed with fresh inputs",
+          "[gpu][softmax][graph]") {
+  seeded_rng rng("softmax graph");
+  INFO(rng.describe());
+  struct call {
+    dtype t;
+    bool log;
+    int64_t rows, cols;
+  };
+  // One call per regime family (on H200): sub-warp, warp, cluster split in registers, cluster
+  // split with the shared-memory cache, streaming.
+  const call calls[] = {{dtype::f32, true, 300, 7},        {dtype::f32, false, 64, 1000},
+                        {dtype::bf16, true, 2, 152064},    {dtype::bf16, false, 2, 600000},
+                        {dtype::f32, false, 1, 1 << 20}};
+  std::vector<std::unique_ptr<device_matrix>> ins, outs;
+  for (const call& c : calls) {
+    ins.push_back(std::make_unique<device_matrix>(c.t, c.rows, c.cols, c.cols));
+    outs.push_back(std::make_unique<device_matrix>(c.t, c.rows, c.cols, c.cols));
+  }
+  test_stream stream;
+  RW_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+  std::vector<rowwise::status> statuses;
+  for (size_t k = 0; k < std::size(calls); ++k)
+    statuses.push_back(api::run_softmax(calls[k].t, calls[k].log, api::as_mat(*ins[k]), api::as_mat(*outs[k]),
+                                        stream.get()));
+  cudaGraph_t graph = nullptr;
+  const cudaError_t end = cudaStreamEndCapture(stream.get(), &graph);  // always end the capture first
+  for (const auto& s : statuses) {
+    INFO("status during capture: " << s.message());
+    CHECK(s.ok());
+  }
+  REQUIRE(end == cudaSuccess);
+  REQUIRE(graph != nullptr);
+  struct graph_guard {
+    cudaGraph_t g;
+    cudaGraphExec_t e = nullptr;
+    ~graph_guard() {
+      if (e) (void)cudaGraphExecDestroy(e);
+      (void)cudaGraphDestroy(g);
+    }
+  } guard{graph};
+  // Exactly one kernel node per call: no memset, copy or allocation nodes.
+  size_t nodes = 0;
+  RW_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
+  CHECK(nodes == std::size(calls));
+  std::vector<cudaGraphNode_t> list(nodes);
+  RW_CUDA(cudaGraphGetNodes(graph, list.data(), &nodes));
+  for (cudaGraphNode_t node : list) {
+    cudaGraphNodeType type;
+    RW_CUDA(cudaGraphNodeGetType(node, &type));
+    CHECK(type == cudaGraphNodeTypeKernel);
+  }
+  RW_CUDA(cudaGraphInstantiate(&guard.e, graph, 0));
+
+  for (int replay = 0; replay < 2; ++replay) {
+    INFO("replay " << replay);
+    std::vector<std::vector<double>> xs;
+    for (size_t k = 0; k < std::size(calls); ++k) {
+      xs.push_back(make_inputs(calls[k].t, calls[k].rows, calls[k].cols, row_kind::random, rng));
+      ins[k]->upload(xs.back());
+      outs[k]->poison();
+    }
+    RW_CUDA(cudaGraphLaunch(guard.e, stream.get()));
+    stream.sync();
+    for (size_t k = 0; k < std::size(calls); ++k) {
+      const call& c = calls[k];
+      INFO(op_name(c.log) << " " << shape_text(c.t, c.rows, c.cols));
+      const std::vector<double> got = outs[k]->download();
+      const std::vector<double> ref = reference(c.log, xs[k], c.rows, c.cols);
+      const check_result res = check_close(ref.data(), got.data(), c.rows, c.cols, tolerance_for(c.t, c.log, c.cols));
+      INFO(describe(res));
+      CHECK(res.ok);
+      CHECK(outs[k]->untouched_report().empty());
+    }
+  }
+}
+
+// --- invalid arguments ------------------------------------------------------------------------------
+
+TEST_CASE("softmax/log_softmax: invalid arguments return invalid_argument naming the op and launch nothing",
+          "[gpu][softmax][sanitize]") {
+  seeded_rng rng("softmax invalid");
+  test_stream stream;
+  for (dtype t : all_dtypes)
+    for (bool log : {false, true}) {
+      const char* op = op_name(log);
+      constexpr int64_t rows = 4, cols = 100;
+      device_matrix in(t, rows, cols, cols), out(t, rows, cols, cols);
+      in.upload(make_inputs(t, rows, cols, row_kind::random, rng));
+      void* ip = in.data();
+      void* outp = out.data();
+      void* in_misaligned = static_cast<unsigned char*>(ip) + 1;  // not a multiple of sizeof(T)
+      void* out_misaligned = static_cast<unsigned char*>(outp) + 1;
+      struct bad_call {
+        const char* what;
+        const char* keyword;  // the message must name the bad argument
+        api::mat in, out;
+      };
+      const bad_call bad[] = {
+          {"null input, rows > 0", "null", {nullptr, rows, cols, cols}, {outp, rows, cols, cols}},
+          {"null output, rows > 0", "null", {ip, rows, cols, cols}, {nullptr, rows, cols, cols}},
+          {"cols == 0", "cols", {ip, rows, 0, cols}, {outp, rows, 0, cols}},
+          {"cols < 0", "cols", {ip, rows, -3, cols}, {outp, rows, -3, cols}},
+          {"input row_stride < cols", "stride", {ip, rows, cols, cols - 1}, {outp, rows, cols, cols}},
+          {"output row_stride < cols", "stride", {ip, rows, cols, cols}, {outp, rows, cols, cols - 1}},
+          {"output rows != input rows", "rows", {ip, rows, cols, cols}, {outp, rows - 1, cols, cols}},
+          {"output cols != input cols", "cols", {ip, rows, cols, cols}, {outp, rows, cols - 1, cols}},
+          {"rows < 0", "rows", {ip, -1, cols, cols}, {outp, -1, cols, cols}},
+          {"input not aligned to its element", "align", {in_misaligned, rows, cols, cols}, {outp, rows, cols, cols}},
+          {"output not aligned to its element", "align", {ip, rows, cols, cols}, {out_misaligned, rows, cols, cols}},
+      };
+      for (const bad_call& b : bad) {
+        INFO(op << " " << to_string(t) << ": " << b.what);
+        const rowwise::status st = api::run_softmax(t, log, b.in, b.out, stream.get());
+        INFO("message: " << st.message());
+        CHECK_FALSE(st.ok());
+        CHECK(st.code() == rowwise::errc::invalid_argument);
+        CHECK(st.cuda_error() == cudaSuccess);
+        const std::string msg = st.message();
+        CHECK(msg.rfind(std::string(op) + ":", 0) == 0);  // starts with "<op>:"
+        CHECK(msg.find(b.keyword) != std::string::npos);
+      }
+      stream.sync();
+      RW_CUDA(cudaGetLastError());
+      (void)in.download();
+      (void)out.download();
+      CHECK(in.unchanged_report().empty());
+      const std::string changed = out.unchanged_report();
+      INFO("output after the invalid calls: " << (changed.empty() ? "untouched" : changed));
+      CHECK(changed.empty());
+    }
+}
+
+// --- the compute-sanitizer subset -------------------------------------------------------------------
+
+TEST_CASE("softmax/log_softmax: one small shape per strategy (compute-sanitizer subset)",
+          "[gpu][softmax][sanitize]") {
+  seeded_rng rng("softmax sanitize");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  for (const sanitizer_pick& p : sanitizer_picks(dev)) {
+    INFO("strategy: " << to_string(p.r));
+    const int64_t cols = sanitizer_cols(p, dev);
+    if (cols < 0) {
+      CHECK_FALSE(regime_required(p.r, dev));
+      WARN("the plan never picks '" << to_string(p.r) << "' for " << p.rows << " rows on this device: not run");
+      continue;
+    }
+    for (bool log : {false, true}) run_case({p.t, log, p.rows, cols, p.layout, row_kind::random, stream.get()}, rng);
+  }
+}

@@ -1,0 +1,265 @@
+// tests/host/test_plan.cpp — dispatch::plan_rows, the pure host function that picks the strategy,
+// checked exhaustively on the host (no GPU): for every cols from 1 to 300000, fp32 and 16-bit
+// elements, the 16-byte pack and the narrow one, every row head the dispatch can pass, H200-like
+// and A100-like device limits, and rows in {1, 8, 64, 100000}, the plan must be valid and its
+// capacity must cover the row (which strategy is chosen where is policy, measured and tuned in
+// dispatch/plan.hpp; only what makes a plan runnable and correct is checked here):
+//   registers  the config is in the table and matches the plan; G * K >= the segment's packs;
+//              cluster * segment >= the row's packs; K * N <= 64 values per thread (the register
+//              budget, and slot_mask's limit); a split row is a whole-block row (G == block);
+//   cached     dynamic smem == segment * N * sizeof(T) <= max_smem_optin - 1 KiB (the kernel's
+//              static reduction storage); cluster * segment >= packs;
+//   streaming  cluster * segment >= packs, no dynamic shared memory;
+//   always     cluster in {1, 2, 4, 8, 16} and 1 without clusters, block <= 1024 (a multiple of
+//              32), rows_per_step >= 1, max_useful_blocks >= cluster.
+// The plan does not depend on the op, so the loop also covers the norms' hidden sizes 1..131072.
+// The row's packs are computed here independently: (cols + head + N - 1) / N with the head
+// (elements before the first N-aligned one) taken as N - 1 when rows differ (head = -1).
+#include <catch2/catch.hpp>
+
+#include <rowwise/dispatch/device_limits.hpp>
+#include <rowwise/dispatch/plan.hpp>
+#include <rowwise/dispatch/policy.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace dsp = rowwise::dispatch;
+
+dsp::device_limits h200_like() {
+  dsp::device_limits d;
+  d.sm_count = 132;
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.max_smem_optin = 232448;
+  d.clusters = true;
+  return d;
+}
+
+dsp::device_limits a100_like() {
+  dsp::device_limits d;
+  d.sm_count = 108;
+  d.cc_major = 8;
+  d.cc_minor = 0;
+  d.max_smem_optin = 166912;
+  d.clusters = false;
+  return d;
+}
+
+int64_t packs_of(int64_t cols, int n, int head) { return (cols + (head < 0 ? n - 1 : head) + n - 1) / n; }
+
+/// Why `pl` cannot run problem `p` on `dev`, or "" when it can.
+std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::device_limits& dev) {
+  const int n = p.pack_elems;
+  const int64_t packs = packs_of(p.cols, n, p.head);
+  const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 1024;
+  if (!pl.valid) return "plan not valid";
+  if (pl.pack_elems != n) return "pack_elems differs from the problem's";
+  if (pl.cluster != 1 && pl.cluster != 2 && pl.cluster != 4 && pl.cluster != 8 && pl.cluster != 16)
+    return "cluster not in {1, 2, 4, 8, 16}";
+  if (!dev.clusters && pl.cluster != 1) return "cluster > 1 on a device without clusters";
+  if (pl.block < 32 || pl.block > 1024 || pl.block % 32 != 0) return "block not a multiple of 32 in [32, 1024]";
+  if (pl.rows_per_step < 1) return "rows_per_step < 1";
+  if (pl.max_useful_blocks < pl.cluster) return "max_useful_blocks < cluster";
+  if (pl.segment_packs < 1) return "segment_packs < 1";
+  if (pl.segment_packs * pl.cluster < packs) return "cluster * segment_packs < the row's packs";
+  switch (pl.kind) {
+    case dsp::strategy::registers: {
+      if (pl.config < 0 || pl.config >= dsp::registers_config_count) return "registers config outside the table";
+      const dsp::registers_config& c = dsp::registers_configs[pl.config];
+      if (pl.threads_per_row != c.g || pl.block != c.block) return "plan's G / block differ from its config";
+      if (pl.packs_per_thread != dsp::registers_k(pl.config, n)) return "plan's K differs from its config";
+      if (pl.block % pl.threads_per_row != 0 && pl.threads_per_row <= 32) return "block not a multiple of G";
+      if (pl.threads_per_row > 32 && pl.threads_per_row != pl.block) return "G > 32 but not the whole block";
+      if (pl.rows_per_step != pl.block / pl.threads_per_row) return "rows_per_step != block / G";
+      if (static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread < pl.segment_packs)
+        return "G * K < segment_packs: the registers cannot hold the segment";
+      if (pl.packs_per_thread * n > 64) return "K * N > 64 values per thread";
+      if (pl.cluster > 1 && pl.threads_per_row != pl.block) return "a split row must be a whole-block row";
+      if (pl.cluster == 1 && static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread < packs)
+        return "G * K < the row's packs";
+      break;
+    }
+    case dsp::strategy::cached:
+      if (pl.dynamic_smem != pl.segment_packs * p.elem_bytes * n) return "dynamic_smem != segment * pack bytes";
+      if (pl.dynamic_smem > cache_bytes) return "dynamic_smem > max_smem_optin - 1024";
+      if (pl.threads_per_row != pl.block) return "chunked plan: threads_per_row != block";
+      break;
+    case dsp::strategy::streaming:
+      if (pl.dynamic_smem != 0) return "streaming plan asks for dynamic shared memory";
+      if (pl.threads_per_row != pl.block) return "chunked plan: threads_per_row != block";
+      break;
+  }
+  return "";
+}
+
+struct sweep_result {
+  int64_t plans = 0;
+  int64_t failures = 0;
+  std::string first;
+};
+
+/// Every cols in [1, max_cols] for one (rows, elem_bytes, pack, head) on dev.
+void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, int head, int64_t max_cols,
+           sweep_result& out) {
+  for (int64_t cols = 1; cols <= max_cols; ++cols) {
+    dsp::problem p;
+    p.rows = rows;
+    p.cols = cols;
+    p.elem_bytes = elem_bytes;
+    p.pack_elems = n;
+    p.head = head;
+    const dsp::plan pl = dsp::plan_rows(p, dev);
+    ++out.plans;
+    const std::string err = plan_error(p, pl, dev);
+    if (!err.empty()) {
+      if (out.failures++ == 0) {
+        char buf[512];
+        std::snprintf(buf, sizeof buf,
+                      "%s: sm %d smem %d clusters %d, rows %lld, cols %lld, elem_bytes %d, pack %d, head %d -> kind %d "
+                      "config %d G %d K %d block %d cluster %d segment %lld smem %lld",
+                      err.c_str(), dev.sm_count, dev.max_smem_optin, dev.clusters ? 1 : 0,
+                      static_cast<long long>(rows), static_cast<long long>(cols), elem_bytes, n, head,
+                      static_cast<int>(pl.kind), pl.config, pl.threads_per_row, pl.packs_per_thread, pl.block,
+                      pl.cluster, static_cast<long long>(pl.segment_packs), static_cast<long long>(pl.dynamic_smem));
+        out.first = buf;
+      }
+    }
+  }
+}
+
+dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int n, int head) {
+  dsp::problem p;
+  p.rows = rows;
+  p.cols = cols;
+  p.elem_bytes = elem_bytes;
+  p.pack_elems = n;
+  p.head = head;
+  return dsp::plan_rows(p, dev);
+}
+
+}  // namespace
+
+TEST_CASE("plan_rows: every cols 1..300000 gets a valid plan whose capacity covers the row", "[host][plan]") {
+  struct device_case {
+    const char* name;
+    dsp::device_limits dev;
+  };
+  const device_case devices[] = {{"H200-like (132 SMs, 227 KiB smem, clusters)", h200_like()},
+                                 {"A100-like (108 SMs, 163 KiB smem, no clusters)", a100_like()}};
+  for (const device_case& d : devices)
+    for (int elem_bytes : {4, 2}) {
+      const int widest = 16 / elem_bytes;
+      for (int n : {widest, 1}) {
+        // The heads the dispatch passes: -1 (rows differ: plan for N - 1), or the shared head 0..N-1.
+        std::vector<int> heads = {0};
+        if (n > 1) heads = {-1, 0, 1, n - 1};
+        for (int head : heads)
+          for (int64_t rows : {1, 8, 64, 100000}) {
+            sweep_result r;
+            sweep(d.dev, rows, elem_bytes, n, head, 300000, r);
+            INFO(d.name << ", elem_bytes " << elem_bytes << ", pack " << n << ", head " << head << ", rows " << rows
+                        << ": " << r.plans << " plans");
+            INFO(r.first);
+            CHECK(r.failures == 0);
+          }
+      }
+    }
+}
+
+TEST_CASE("plan_rows: very long rows and very many rows stay valid (int64 sizes)", "[host][plan]") {
+  for (const dsp::device_limits& dev : {h200_like(), a100_like()})
+    for (int elem_bytes : {4, 2})
+      for (int n : {16 / elem_bytes, 1})
+        for (int64_t rows : {int64_t{1}, int64_t{3}, int64_t{1000}, (int64_t{1} << 31) / 4096 + 3, int64_t{1} << 33})
+          for (int64_t cols : {int64_t{4096}, int64_t{1} << 20, int64_t{3} << 24, (int64_t{1} << 31) + 5,
+                               int64_t{1} << 34}) {
+            if (rows > 1000 && cols > (int64_t{1} << 20)) continue;
+            dsp::problem p;
+            p.rows = rows;
+            p.cols = cols;
+            p.elem_bytes = elem_bytes;
+            p.pack_elems = n;
+            p.head = -1;
+            const dsp::plan pl = dsp::plan_rows(p, dev);
+            INFO("rows " << rows << ", cols " << cols << ", elem_bytes " << elem_bytes << ", pack " << n
+                         << ", clusters " << dev.clusters);
+            const std::string err = plan_error(p, pl, dev);
+            INFO(err);
+            CHECK(err.empty());
+            CHECK(pl.max_useful_blocks >= 1);
+          }
+}
+
+TEST_CASE("plan_rows: few long rows are split over a cluster on sm_90-like limits (never without clusters)",
+          "[host][plan]") {
+  // DESIGN.md: rows too few to fill the GPU are split over the CTAs of a thread-block cluster.
+  const dsp::plan one = plan_for(h200_like(), 1, 152064, 2, 8, 0);
+  INFO("1 x 152064 bf16 on H200-like limits: kind " << static_cast<int>(one.kind) << ", cluster " << one.cluster);
+  CHECK(one.cluster >= 8);
+  const dsp::plan eight = plan_for(h200_like(), 8, 152064, 2, 8, 0);
+  CHECK(eight.cluster >= 2);
+  const dsp::plan worst = plan_for(h200_like(), 1, 152064, 2, 8, -1);
+  CHECK(worst.cluster >= 8);
+  // Many rows fill the GPU by themselves: no split while the row fits one CTA.
+  CHECK(plan_for(h200_like(), 100000, 4096, 2, 8, 0).cluster == 1);
+  CHECK(plan_for(h200_like(), 100000, 4096, 4, 4, 0).cluster == 1);
+  // Without clusters: one CTA per row, whatever the row.
+  for (int64_t cols : {int64_t{152064}, int64_t{1} << 20, int64_t{1} << 24}) {
+    const dsp::plan a = plan_for(a100_like(), 1, cols, 2, 8, 0);
+    CHECK(a.cluster == 1);
+    CHECK(a.valid);
+  }
+}
+
+TEST_CASE("plan_rows: the registers configs cover every width up to their capacity (smallest first)",
+          "[host][plan]") {
+  // Rows of many rows (no cluster split) and a known head: the config chosen is the first one of
+  // the table whose capacity G * K(N) packs holds the row, and the table is ordered by capacity.
+  for (int n : {1, 4, 8}) {
+    int64_t last_capacity = 0;
+    for (int i = 0; i < dsp::registers_config_count; ++i) {
+      const int64_t cap = static_cast<int64_t>(dsp::registers_configs[i].g) * dsp::registers_k(i, n);
+      INFO("config " << i << ", pack " << n);
+      CHECK(cap >= last_capacity);
+      CHECK(dsp::registers_k(i, n) * n <= 64);
+      CHECK(dsp::registers_configs[i].block % dsp::registers_configs[i].g == 0);
+      last_capacity = cap;
+    }
+    for (int64_t cols = 1; cols <= last_capacity * n; ++cols) {
+      const dsp::plan pl = plan_for(h200_like(), 100000, cols, n == 8 ? 2 : 4, n, 0);
+      const int64_t packs = (cols + n - 1) / n;
+      if (pl.kind != dsp::strategy::registers) {
+        INFO("pack " << n << ", cols " << cols << " (" << packs << " packs): not in registers");
+        CHECK(pl.kind == dsp::strategy::registers);
+        break;
+      }
+      for (int i = 0; i < pl.config; ++i) {
+        const int64_t cap = static_cast<int64_t>(dsp::registers_configs[i].g) * dsp::registers_k(i, n);
+        if (cap >= packs) {
+          INFO("pack " << n << ", cols " << cols << ": config " << pl.config << " chosen though config " << i
+                       << " holds " << cap << " packs");
+          CHECK(cap < packs);
+          break;
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("plan helpers: ceil_div and pow2_floor", "[host][plan]") {
+  CHECK(dsp::ceil_div(0, 4) == 0);
+  CHECK(dsp::ceil_div(1, 4) == 1);
+  CHECK(dsp::ceil_div(8, 4) == 2);
+  CHECK(dsp::ceil_div(9, 4) == 3);
+  CHECK(dsp::ceil_div((int64_t{1} << 40) + 1, 2) == (int64_t{1} << 39) + 1);
+  CHECK(dsp::pow2_floor(1) == 1);
+  CHECK(dsp::pow2_floor(2) == 2);
+  CHECK(dsp::pow2_floor(3) == 2);
+  CHECK(dsp::pow2_floor(132) == 128);
+  CHECK(dsp::pow2_floor(1023) == 512);
+}

@@ -1,0 +1,247 @@
+// tests/host/test_validation.cpp — the pure host pieces behind the API's argument checks and its
+// choice of vector width, without a GPU: rowwise::status, the validation helpers of
+// dispatch/validate.hpp (check_matrix, validate_in_out, vector_fits, eps_valid, element_aligned),
+// the per-op messages, and dispatch/alignment.hpp (same_phase, choose_pack_elems, uniform_head).
+// Calling rowwise::softmax itself needs nvcc; tests/gpu/test_*.cpp do that.
+#include <catch2/catch.hpp>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <rowwise/dispatch/alignment.hpp>
+#include <rowwise/dispatch/validate.hpp>
+#include <rowwise/status.hpp>
+#include <rowwise/views.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace {
+
+namespace dsp = rowwise::dispatch;
+using rowwise::errc;
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+template <class Msg>
+void check_messages(const char* op) {
+  const std::string p = std::string(op) + ": ";
+  const char* all[] = {Msg::rows,        Msg::cols,         Msg::in_null,         Msg::out_null,
+                       Msg::in_stride,   Msg::out_stride,   Msg::shape,           Msg::in_align,
+                       Msg::out_align,   Msg::weight_size,  Msg::gamma_size,      Msg::beta_size,
+                       Msg::weight_align, Msg::eps,         Msg::residual_null,   Msg::residual_stride,
+                       Msg::residual_shape, Msg::residual_align, Msg::launch,     Msg::device,
+                       Msg::plan};
+  for (const char* m : all) {
+    INFO(m);
+    CHECK(starts_with(m, p));
+    CHECK(std::strlen(m) > p.size());
+  }
+}
+
+// Fake device addresses: only their values matter to the pure helpers (never dereferenced).
+template <class T>
+T* fake(uintptr_t byte_address) {
+  return reinterpret_cast<T*>(byte_address);
+}
+
+}  // namespace
+
+TEST_CASE("status: success / invalid_argument / unsupported / cuda_error", "[host][validation]") {
+  const rowwise::status ok;
+  CHECK(ok.ok());
+  CHECK(static_cast<bool>(ok));
+  CHECK(ok.code() == errc::success);
+  CHECK(ok.cuda_error() == cudaSuccess);
+  CHECK(std::string(ok.message()) == "success");
+
+  const rowwise::status bad = rowwise::status::invalid("softmax: cols < 1");
+  CHECK_FALSE(bad.ok());
+  CHECK_FALSE(static_cast<bool>(bad));
+  CHECK(bad.code() == errc::invalid_argument);
+  CHECK(bad.cuda_error() == cudaSuccess);
+  CHECK(std::string(bad.message()) == "softmax: cols < 1");
+
+  const rowwise::status ns = rowwise::status::not_supported("x: no");
+  CHECK(ns.code() == errc::unsupported);
+  CHECK_FALSE(ns.ok());
+
+  const rowwise::status launch = rowwise::status::from_cuda(cudaErrorInvalidConfiguration, "softmax: kernel launch failed");
+  CHECK(launch.code() == errc::cuda_error);
+  CHECK(launch.cuda_error() == cudaErrorInvalidConfiguration);
+  CHECK_FALSE(launch.ok());
+  CHECK(std::string(launch.message()) == "softmax: kernel launch failed");
+
+  const rowwise::status fine = rowwise::status::from_cuda(cudaSuccess, "softmax: kernel launch failed");
+  CHECK(fine.ok());
+  CHECK(fine.code() == errc::success);
+}
+
+TEST_CASE("validation messages: every message of every op names the op", "[host][validation]") {
+  check_messages<dsp::softmax_messages>("softmax");
+  check_messages<dsp::log_softmax_messages>("log_softmax");
+  check_messages<dsp::layer_norm_messages>("layer_norm");
+  check_messages<dsp::rms_norm_messages>("rms_norm");
+  check_messages<dsp::fused_add_rms_norm_messages>("fused_add_rms_norm");
+}
+
+TEST_CASE("check_matrix: rows >= 0 / cols >= 1 / data when rows > 0 / row_stride >= cols / element alignment",
+          "[host][validation]") {
+  using M = dsp::softmax_messages;
+  auto check = [](const auto& m) {
+    return dsp::check_matrix(m, M::in_null, M::in_stride, M::in_align, M::rows, M::cols);
+  };
+  float* p = fake<float>(0x10000);
+  CHECK(check(rowwise::matrix(p, 4, 100)) == nullptr);
+  CHECK(check(rowwise::matrix(p, 4, 100, 100)) == nullptr);
+  CHECK(check(rowwise::matrix(p, 4, 100, 1000)) == nullptr);
+  CHECK(check(rowwise::matrix(p, 4, 1, 1)) == nullptr);
+  CHECK(check(rowwise::matrix(p + 1, 4, 100, 101)) == nullptr);  // element-aligned offsets are fine
+  CHECK(check(rowwise::matrix(p, 0, 100)) == nullptr);           // 0 rows
+  CHECK(check(rowwise::matrix<float>(nullptr, 0, 100)) == nullptr);  // 0 rows, no data: fine
+  CHECK(check(rowwise::matrix(p, int64_t{1} << 40, 7, 7)) == nullptr);
+
+  CHECK(check(rowwise::matrix(p, -1, 100)) == M::rows);
+  CHECK(check(rowwise::matrix(p, 4, 0)) == M::cols);
+  CHECK(check(rowwise::matrix(p, 4, -5, 10)) == M::cols);
+  CHECK(check(rowwise::matrix(p, 0, 0)) == M::cols);  // cols < 1 is invalid even with 0 rows
+  CHECK(check(rowwise::matrix<float>(nullptr, 1, 100)) == M::in_null);
+  CHECK(check(rowwise::matrix(p, 4, 100, 99)) == M::in_stride);
+  CHECK(check(rowwise::matrix(p, 4, 100, 0)) == M::in_stride);
+  CHECK(check(rowwise::matrix(p, 4, 100, -100)) == M::in_stride);
+  CHECK(check(rowwise::matrix(fake<float>(0x10002), 4, 100)) == M::in_align);
+  CHECK(check(rowwise::matrix(fake<__half>(0x10001), 4, 100)) == M::in_align);
+  CHECK(check(rowwise::matrix(fake<__half>(0x10002), 4, 100)) == nullptr);
+  CHECK(check(rowwise::matrix(fake<__nv_bfloat16>(0x10003), 4, 100)) == M::in_align);
+}
+
+TEST_CASE("validate_in_out: the input first then the shapes then the output", "[host][validation]") {
+  using M = dsp::layer_norm_messages;
+  const float* in = fake<const float>(0x10000);
+  float* out = fake<float>(0x20000);
+  CHECK(dsp::validate_in_out<M>(rowwise::matrix(in, 3, 7), rowwise::matrix(out, 3, 7)).ok());
+  CHECK(dsp::validate_in_out<M>(rowwise::matrix(in, 3, 7, 9), rowwise::matrix(out, 3, 7, 13)).ok());
+  // In place, through the mutable -> const view conversion.
+  const rowwise::matrix_view<const float> as_const = rowwise::matrix(out, 3, 7);
+  CHECK(dsp::validate_in_out<M>(as_const, rowwise::matrix(out, 3, 7)).ok());
+
+  auto msg = [](rowwise::status s) { return std::string(s.message()); };
+  const rowwise::status rows = dsp::validate_in_out<M>(rowwise::matrix(in, 3, 7), rowwise::matrix(out, 2, 7));
+  CHECK(rows.code() == errc::invalid_argument);
+  CHECK(msg(rows) == M::shape);
+  CHECK(msg(dsp::validate_in_out<M>(rowwise::matrix(in, 3, 7), rowwise::matrix(out, 3, 8))) == M::shape);
+  CHECK(msg(dsp::validate_in_out<M>(rowwise::matrix<const float>(nullptr, 3, 7), rowwise::matrix(out, 3, 7))) == M::in_null);
+  CHECK(msg(dsp::validate_in_out<M>(rowwise::matrix(in, 3, 7), rowwise::matrix<float>(nullptr, 3, 7))) == M::out_null);
+  CHECK(msg(dsp::validate_in_out<M>(rowwise::matrix(in, 3, 7, 6), rowwise::matrix(out, 3, 7))) == M::in_stride);
+  CHECK(msg(dsp::validate_in_out<M>(rowwise::matrix(in, 3, 7), rowwise::matrix(out, 3, 7, 6))) == M::out_stride);
+  CHECK(msg(dsp::validate_in_out<M>(rowwise::matrix(in, -3, 7), rowwise::matrix(out, -3, 7))) == M::rows);
+  CHECK(msg(dsp::validate_in_out<M>(rowwise::matrix(in, 3, 0), rowwise::matrix(out, 3, 0))) == M::cols);
+  CHECK(msg(dsp::validate_in_out<M>(rowwise::matrix(fake<const float>(0x10001), 3, 7), rowwise::matrix(out, 3, 7))) ==
+        M::in_align);
+  CHECK(msg(dsp::validate_in_out<M>(rowwise::matrix(in, 3, 7), rowwise::matrix(fake<float>(0x20001), 3, 7))) ==
+        M::out_align);
+  // 0 rows: no data needed on either side.
+  CHECK(dsp::validate_in_out<M>(rowwise::matrix<const float>(nullptr, 0, 7), rowwise::matrix<float>(nullptr, 0, 7)).ok());
+}
+
+TEST_CASE("vector_fits: absent (null or size 0) or exactly cols elements", "[host][validation]") {
+  const float* w = fake<const float>(0x30000);
+  CHECK(dsp::vector_fits(rowwise::vector(w, 100), 100));
+  CHECK(dsp::vector_fits(rowwise::vector<const float>(nullptr, 0), 100));
+  CHECK(dsp::vector_fits(rowwise::vector<const float>(nullptr, 100), 100));
+  CHECK(dsp::vector_fits(rowwise::vector(w, 0), 100));  // size 0: absent
+  CHECK_FALSE(dsp::vector_fits(rowwise::vector(w, 99), 100));
+  CHECK_FALSE(dsp::vector_fits(rowwise::vector(w, 101), 100));
+  CHECK_FALSE(dsp::vector_fits(rowwise::vector(w, -1), 100));
+  CHECK(rowwise::vector(w, 5).present());
+  CHECK_FALSE(rowwise::vector(w, 0).present());
+  CHECK_FALSE(rowwise::vector<const float>(nullptr, 5).present());
+  CHECK(dsp::element_aligned(fake<const float>(0x30004)));
+  CHECK_FALSE(dsp::element_aligned(fake<const float>(0x30002)));
+  CHECK(dsp::element_aligned(fake<const __half>(0x30002)));
+  CHECK_FALSE(dsp::element_aligned(fake<const __half>(0x30001)));
+  CHECK(dsp::element_aligned<float>(nullptr));
+}
+
+TEST_CASE("eps_valid: finite and >= 0", "[host][validation]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(dsp::eps_valid(0.0f));
+  CHECK(dsp::eps_valid(-0.0f));
+  CHECK(dsp::eps_valid(1e-5f));
+  CHECK(dsp::eps_valid(1e-45f));  // a subnormal
+  CHECK(dsp::eps_valid(std::numeric_limits<float>::max()));
+  CHECK_FALSE(dsp::eps_valid(-1e-30f));
+  CHECK_FALSE(dsp::eps_valid(-1.0f));
+  CHECK_FALSE(dsp::eps_valid(inf));
+  CHECK_FALSE(dsp::eps_valid(-inf));
+  CHECK_FALSE(dsp::eps_valid(std::numeric_limits<float>::quiet_NaN()));
+  CHECK_FALSE(dsp::eps_valid(-std::numeric_limits<float>::quiet_NaN()));
+}
+
+TEST_CASE("choose_pack_elems: the 16-byte pack when every matrix is in the same phase (else 1)",
+          "[host][validation][alignment]") {
+  const uintptr_t a = 0x100000, b = 0x200000;  // 256-byte aligned, like cudaMalloc
+  SECTION("fp32 (pack 4)") {
+    const int eb = 4, n = 4;
+    auto pick = [&](uintptr_t in, int64_t in_stride, uintptr_t out, int64_t out_stride) {
+      const dsp::row_layout l[] = {{in, in_stride}, {out, out_stride}};
+      return dsp::choose_pack_elems(l, 2, eb, n);
+    };
+    CHECK(pick(a, 1000, b, 1000) == 4);
+    CHECK(pick(a + 4, 1000, b + 4, 1000) == 4);        // both offset by 1 element: same phase
+    CHECK(pick(a + 12, 1000, b + 12, 1000) == 4);      // both offset by 3
+    CHECK(pick(a + 4, 1000, b, 1000) == 1);            // only the input offset
+    CHECK(pick(a, 1000, b + 4, 1000) == 1);            // only the output offset (address below the input's phase)
+    CHECK(pick(a + 8, 1000, b, 1000) == 1);            // offset by 2: no intermediate width
+    CHECK(pick(a + 16, 1000, b, 1000) == 4);           // offset by a whole pack
+    CHECK(pick(a, 1001, b, 1001) == 4);                // odd strides, equal: rows stay in phase
+    CHECK(pick(a, 1001, b, 1005) == 4);                // strides equal mod 4
+    CHECK(pick(a, 1008, b, 1013) == 1);                // strides differ mod 4
+    CHECK(pick(a, 1013, b, 1008) == 1);                // ... whichever is larger
+    CHECK(pick(b, 1000, a, 1000) == 4);                // the output below the input
+    CHECK(pick(a, 1000, a, 1000) == 4);                // in place
+    CHECK(pick(a + 4, 1003, a + 4, 1003) == 4);        // in place, offset, odd stride
+  }
+  SECTION("fp16 / bf16 (pack 8)") {
+    const int eb = 2, n = 8;
+    auto pick = [&](uintptr_t in, int64_t in_stride, uintptr_t out, int64_t out_stride) {
+      const dsp::row_layout l[] = {{in, in_stride}, {out, out_stride}};
+      return dsp::choose_pack_elems(l, 2, eb, n);
+    };
+    CHECK(pick(a, 4096, b, 4096) == 8);
+    CHECK(pick(a + 2, 4096, b + 2, 4096) == 8);
+    CHECK(pick(a + 2, 4096, b, 4096) == 1);
+    CHECK(pick(a + 8, 4096, b, 4096) == 1);            // 4 elements apart: not a whole pack
+    CHECK(pick(a + 16, 4096, b, 4096) == 8);           // 8 elements apart
+    CHECK(pick(a, 4097, b, 4105) == 8);
+    CHECK(pick(a, 4097, b, 4101) == 1);
+  }
+  SECTION("three matrices (fused_add_rms_norm's x and residual, or more)") {
+    const dsp::row_layout same[] = {{a + 4, 100}, {b + 4, 100}, {a + 0x10004, 104}};
+    CHECK(dsp::choose_pack_elems(same, 3, 4, 4) == 4);
+    const dsp::row_layout third_off[] = {{a, 100}, {b, 100}, {a + 0x10004, 100}};
+    CHECK(dsp::choose_pack_elems(third_off, 3, 4, 4) == 1);
+    const dsp::row_layout one[] = {{a + 4, 101}};
+    CHECK(dsp::choose_pack_elems(one, 1, 4, 4) == 4);  // a lone matrix is always in phase with itself
+  }
+  SECTION("same_phase at every width") {
+    const dsp::row_layout l[] = {{a + 2 * 4, 64}, {b + 6 * 4, 68}};  // 4 elements apart, strides differ by 4
+    CHECK(dsp::same_phase(l, 2, 4, 1));
+    CHECK(dsp::same_phase(l, 2, 4, 2));
+    CHECK(dsp::same_phase(l, 2, 4, 4));
+    CHECK_FALSE(dsp::same_phase(l, 2, 4, 8));
+  }
+}
+
+TEST_CASE("uniform_head: the head every row shares (-1 when the stride moves it)", "[host][validation][alignment]") {
+  const uintptr_t a = 0x100000;
+  CHECK(dsp::uniform_head({a, 1024}, 4, 4) == 0);
+  CHECK(dsp::uniform_head({a + 4, 1024}, 4, 4) == 1);
+  CHECK(dsp::uniform_head({a + 12, 1024}, 4, 4) == 3);
+  CHECK(dsp::uniform_head({a + 12, 1025}, 4, 4) == -1);  // rows start at different phases
+  CHECK(dsp::uniform_head({a + 14, 4096}, 2, 8) == 7);
+  CHECK(dsp::uniform_head({a + 14, 4100}, 2, 8) == -1);
+  CHECK(dsp::uniform_head({a + 4, 1025}, 4, 1) == 0);    // pack 1: no head
+}
