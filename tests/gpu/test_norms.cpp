@@ -885,14 +885,7 @@ TEST_CASE("norms: captured into a CUDA graph and replayed with fresh inputs",
   CHECK(s3.ok());
   REQUIRE(end == cudaSuccess);
   REQUIRE(graph != nullptr);
-  struct graph_guard {
-    cudaGraph_t g;
-    cudaGraphExec_t e = nullptr;
-    ~graph_guard() {
-      if (e) (void)cudaGraphExecDestroy(e);
-      (void)cudaGraphDestroy(g);
-    }
-  } guard{graph};
+  graph_guard guard{graph};
   size_t nodes = 0;
   RW_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
   CHECK(nodes == 3);  // one kernel per call, nothing else

@@ -414,14 +414,7 @@ TEST_CASE("softmax/log_softmax: captured into a CUDA graph (thread-local capture
   }
   REQUIRE(end == cudaSuccess);
   REQUIRE(graph != nullptr);
-  struct graph_guard {
-    cudaGraph_t g;
-    cudaGraphExec_t e = nullptr;
-    ~graph_guard() {
-      if (e) (void)cudaGraphExecDestroy(e);
-      (void)cudaGraphDestroy(g);
-    }
-  } guard{graph};
+  graph_guard guard{graph};
   // Exactly one kernel node per call: no memset, copy or allocation nodes.
   size_t nodes = 0;
   RW_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));

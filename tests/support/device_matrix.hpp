@@ -195,6 +195,16 @@ class device_buffer {
 };
 
 /// A non-blocking stream, destroyed at scope exit.
+/// Owns a captured graph and, once instantiated, its executable graph.
+struct graph_guard {
+  cudaGraph_t g;
+  cudaGraphExec_t e = nullptr;
+  ~graph_guard() {
+    if (e) (void)cudaGraphExecDestroy(e);
+    (void)cudaGraphDestroy(g);
+  }
+};
+
 class test_stream {
  public:
   test_stream() { RW_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
