@@ -38,6 +38,8 @@ struct plan {
   int64_t segment_packs = 0;      // packs of a row each CTA handles
   int64_t dynamic_smem = 0;       // bytes (cached strategy)
   int64_t max_useful_blocks = 0;  // CTAs that still get a row (the launcher caps by occupancy)
+  bool persistent = false;        // grid sized by occupancy, blocks loop over row steps; else
+                                  // one CTA (cluster) per row step
   bool valid = false;             // false only if no strategy can run the problem
 };
 
@@ -77,19 +79,22 @@ constexpr int first_registers_config(int64_t packs, int n, int min_g) {
   return -1;
 }
 
+/// A registers plan for rows (or, with a cluster, per-CTA segments) of `segment` packs.
 constexpr plan make_registers_plan(const problem& p, int config, int cluster, int64_t segment) {
   plan out;
   const registers_config& c = registers_configs[config];
+  const int g = c.g;
   out.kind = strategy::registers;
   out.config = config;
   out.pack_elems = p.pack_elems;
-  out.threads_per_row = c.g;
+  out.threads_per_row = g;
   out.packs_per_thread = registers_k(config, p.pack_elems);
   out.block = c.block;
   out.cluster = cluster;
-  out.rows_per_step = c.block / c.g;
-  out.segment_packs = segment;
+  out.rows_per_step = out.block / g;
+  out.segment_packs = cluster > 1 ? segment : static_cast<int64_t>(g) * out.packs_per_thread;
   out.max_useful_blocks = ceil_div(p.rows, out.rows_per_step) * cluster;
+  out.persistent = cluster > 1;
   out.valid = true;
   return out;
 }
@@ -106,6 +111,7 @@ constexpr plan make_chunked_plan(const problem& p, bool cached, int cluster, int
   out.segment_packs = segment;
   out.dynamic_smem = cached ? segment * p.elem_bytes * p.pack_elems : 0;
   out.max_useful_blocks = p.rows * cluster;
+  out.persistent = cluster > 1;
   out.valid = true;
   return out;
 }
@@ -129,7 +135,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     if (cfg >= 0) return make_registers_plan(p, cfg, spread, segment);
   } else {
     const int cfg = first_registers_config(packs, n, 1);
-    if (cfg >= 0) return make_registers_plan(p, cfg, 1, static_cast<int64_t>(registers_configs[cfg].g) * registers_k(cfg, n));
+    if (cfg >= 0) return make_registers_plan(p, cfg, 1, packs);
   }
 
   // Rows longer than a block's registers. With rows enough to fill the GPU, stream them with

@@ -7,7 +7,8 @@
 //                 of a launch wave is far smaller than L2, so the second read is served by L2.
 // The segment of a CTA is [rank * segment_packs, (rank + 1) * segment_packs) of the row's packs;
 // partials merge across the block, then across the cluster through DSMEM. Each thread touches
-// the same packs in both passes, so the cache needs no barrier of its own.
+// the same packs in both passes, so the cache needs no barrier of its own. Every chunk's loads
+// are issued before any is used (thread_packs.cuh).
 #pragma once
 
 #include "rowwise/kernels/registers_kernel.cuh"
@@ -16,13 +17,17 @@ namespace rowwise {
 namespace kernels {
 
 template <class Op, class T, int N, int Block, int Unroll, bool Cached>
-__global__ void __launch_bounds__(Block) chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
+// Two streaming CTAs per SM (64 registers) overlap one's reduction with the other's loads; a
+// CTA caching its row segment in shared memory is alone on its SM by design.
+__global__ void __launch_bounds__(Block, (Cached || Op::fuses_residual) ? 1 : 2)
+chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
   using value = typename Op::value;
   using row_reduce = row_all_reduce<Block, Block, reducer>;
   using pack = aligned_array<T, N>;
-  // Pass 2 of the streaming variant reads the row again: keep it in L2 on the first read.
-  constexpr load_policy first_read = Cached ? load_policy::stream : load_policy::keep;
+  using packs = thread_packs<Unroll, Block, N>;
+  // Pass 2 of the streaming variant reads the row again: it must stay cacheable in L2.
+  constexpr load_policy first_read = Cached ? dispatch::row_load_policy : load_policy::keep;
 
   __shared__ typename row_reduce::storage smem;
   extern __shared__ __align__(16) unsigned char dynamic_smem[];
@@ -40,28 +45,23 @@ __global__ void __launch_bounds__(Block) chunked_kernel(row_io<T> io, Op op, int
     T* out_row = io.out + row * io.out_stride;
     T* res_row = Op::fuses_residual ? io.residual + row * io.residual_stride : nullptr;
     const int head = row_head<N>(in_row);
-    const int64_t packs = row_packs<N>(io.cols, head);
+    const int64_t packs_in_row = row_packs<N>(io.cols, head);
     const int64_t seg_begin = rank * segment_packs;
-    const int64_t seg_end = seg_begin + segment_packs < packs ? seg_begin + segment_packs : packs;
+    const int64_t seg_end = seg_begin + segment_packs < packs_in_row ? seg_begin + segment_packs : packs_in_row;
 
     value acc = reducer::identity();
     for (int64_t chunk = seg_begin; chunk < seg_end; chunk += Block * Unroll) {
+      const packs tp(true, chunk + tid, seg_end, io.cols, head);
       float v[Unroll * N];
       slot_mask<Unroll * N> ok;
+      load_op_packs<Op, first_read, !Cached && dispatch::streaming_stores>(tp, in_row, res_row, v, ok);
+      if constexpr (Cached) {
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        const int64_t p = chunk + u * Block + tid;
-        float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
-        if (p < seg_end) {
-          ok.set_pack(u * N, load_op_input<Op, first_read, !Cached>(in_row, res_row, p * N - head, io.cols, pv));
-          if constexpr (Cached) {
-            pack a;
-            float_to_pack(pv, a);  // exact: the values came from T (or were rounded to T)
-            cache[p - seg_begin] = a;
-          }
-        } else {
-#pragma unroll
-          for (int j = 0; j < N; ++j) pv[j] = Op::pad;
+        for (int u = 0; u < Unroll; ++u) {
+          if (!tp.touches(u)) continue;
+          pack a;
+          float_to_pack(*reinterpret_cast<float(*)[N]>(&v[u * N]), a);  // exact: values are T
+          cache[tp.p0 + u * Block - seg_begin] = a;
         }
       }
       acc = reducer{}(acc, op.partial(v, ok));
@@ -74,26 +74,19 @@ __global__ void __launch_bounds__(Block) chunked_kernel(row_io<T> io, Op op, int
     // Residual-fusing ops normalise the residual as stored; the streaming pass reads it back.
     const T* src_row = Op::fuses_residual ? static_cast<const T*>(res_row) : in_row;
     for (int64_t chunk = seg_begin; chunk < seg_end; chunk += Block * Unroll) {
-      float v[Unroll][N];
-      // All of a chunk's loads are issued before its first store (the row may be rewritten in
-      // place, so the compiler could not reorder them itself).
+      const packs tp(true, chunk + tid, seg_end, io.cols, head);
+      float v[Unroll * N];
+      if constexpr (Cached) {
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        const int64_t p = chunk + u * Block + tid;
-        if (p >= seg_end) continue;
-        if constexpr (Cached) {
-          pack_to_float(cache[p - seg_begin], v[u]);
-        } else {
-          load_row_pack<load_policy::stream>(src_row, p * N - head, io.cols, v[u]);
+        for (int u = 0; u < Unroll; ++u) {
+          if (tp.touches(u)) pack_to_float(cache[tp.p0 + u * Block - seg_begin], *reinterpret_cast<float(*)[N]>(&v[u * N]));
         }
+      } else {
+        slot_mask<Unroll * N> unused;
+        load_op_packs<Op, load_policy::keep, false, /*Fuse=*/false>(tp, src_row, static_cast<T*>(nullptr), v, unused);
       }
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        const int64_t p = chunk + u * Block + tid;
-        if (p >= seg_end) continue;
-        op.apply(v[u], p * N - head, st);
-        store_row_pack<true>(out_row, p * N - head, io.cols, v[u]);
-      }
+      // The row may be rewritten in place: all of this chunk's loads precede its first store.
+      store_op_packs<dispatch::streaming_stores, /*InPlace=*/false>(tp, op, st, out_row, v);
     }
     if (tid == 0 && rank == 0) op.store_stats(row, st);
   }

@@ -7,48 +7,54 @@
 //              contiguous segment of K * G packs and merging partials through DSMEM).
 // Each thread loads its K packs (all in flight at once), the op reduces them in registers,
 // the row is all-reduced, and the same registers are rewritten: one read and one write per
-// element. The grid is persistent: blocks (clusters) stride over row steps.
+// element. Blocks (clusters) loop over row steps; the launcher gives one CTA per step except
+// for clusters, whose grid is persistent.
 #pragma once
+
+#include <type_traits>
 
 #include "rowwise/kernels/row_all_reduce.cuh"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/kernels/slot_mask.cuh"
+#include "rowwise/kernels/thread_packs.cuh"
+#include "rowwise/dispatch/policy.hpp"
 
 namespace rowwise {
 namespace kernels {
 
-/// Load pack col0 of a row for op `Op`: the input, or for residual-fusing ops
-/// round_T(in + residual), which is also stored back to the residual row.
-template <class Op, load_policy P, bool streaming_store, class T, int N>
-__device__ __forceinline__ unsigned load_op_input(const T* in_row, T* res_row, int64_t col0,
-                                                  int64_t cols, float (&v)[N]) {
-  const unsigned ok = load_row_pack<P>(in_row, col0, cols, v, Op::pad);
-  if constexpr (Op::fuses_residual) {
-    float r[N];
-    load_row_pack<P>(static_cast<const T*>(res_row), col0, cols, r);
-    // The fp32 sum is rounded once to T, exactly as it is stored; the op reduces that value.
-    aligned_array<T, N> stored;
-    float sum[N];
-#pragma unroll
-    for (int j = 0; j < N; ++j) sum[j] = v[j] + r[j];
-    float_to_pack<T, N>(sum, stored);
-    pack_to_float(stored, v);
-    store_row_pack<streaming_store>(res_row, col0, cols, stored);
-  }
-  return ok;
-}
+/// Ops that declare `two_pass = true` (row_op.cuh) reduce in two all-reduces when a CTA holds
+/// the whole row; the others (and every op split over a cluster) in one.
+template <class Op, class = void>
+struct op_two_pass : std::false_type {};
+template <class Op>
+struct op_two_pass<Op, std::enable_if_t<Op::two_pass>> : std::true_type {};
+
+/// Shared memory of the two all-reduces of a two-pass op (an empty byte otherwise).
+template <class Op, int G, int Block, bool = op_two_pass<Op>::value>
+struct two_pass_storage {
+  using first = char;
+  using second = char;
+};
+template <class Op, int G, int Block>
+struct two_pass_storage<Op, G, Block, true> {
+  using first = typename row_all_reduce<G, Block, typename Op::first_reducer>::storage;
+  using second = typename row_all_reduce<G, Block, typename Op::second_reducer>::storage;
+};
 
 /// segment_packs: packs of a row per CTA when rows are split over a cluster (<= K * G); the
 /// CTA of rank r takes packs [r * segment_packs, (r + 1) * segment_packs). Without a cluster
 /// it is K * G (the whole row fits one CTA).
 template <class Op, class T, int N, int G, int K, int Block>
-__global__ void __launch_bounds__(Block) registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
+__global__ void __maxnreg__(dispatch::max_registers(Op::fuses_residual, Op::column_params))
+registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
   using value = typename Op::value;
   using row_reduce = row_all_reduce<G, Block, reducer>;
   constexpr int rows_per_step = Block / G;
 
   __shared__ typename row_reduce::storage smem;
+  __shared__ typename two_pass_storage<Op, G, Block>::first smem_first;
+  __shared__ typename two_pass_storage<Op, G, Block>::second smem_second;
 
   const int lane = static_cast<int>(threadIdx.x) % G;
   const int group = static_cast<int>(threadIdx.x) / G;
@@ -73,38 +79,32 @@ __global__ void __launch_bounds__(Block) registers_kernel(row_io<T> io, Op op, i
     const int64_t seg_begin = rank * segment_packs;
     const int64_t seg_end = seg_begin + segment_packs;
 
+    const thread_packs<K, G, N> tp(active, seg_begin + lane, seg_end, io.cols, head);
     float v[K * N];
     slot_mask<K * N> ok;
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int64_t p = seg_begin + k * G + lane;
-      const int64_t col0 = p * N - head;
-      float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[k * N]);
-      if (active && p < seg_end && col0 < io.cols) {
-        ok.set_pack(k * N, load_op_input<Op, load_policy::stream, true>(in_row, res_row, col0, io.cols, pv));
+    load_op_packs<Op, dispatch::row_load_policy, dispatch::streaming_stores>(tp, in_row, res_row, v, ok);
+
+    typename Op::state st;
+    if constexpr (op_two_pass<Op>::value) {
+      if (csize == 1) {
+        // The whole row is in this CTA: exact two-pass moments (layer_norm_op.cuh says why).
+        using first_reduce = row_all_reduce<G, Block, typename Op::first_reducer>;
+        using second_reduce = row_all_reduce<G, Block, typename Op::second_reducer>;
+        const float shift = op.shift_of(first_reduce::reduce_in_cta(op.first_partial(v, ok), smem_first, parity));
+        st = op.finalize_two_pass(shift, second_reduce::reduce_in_cta(op.second_partial(v, ok, shift), smem_second, parity));
       } else {
-#pragma unroll
-        for (int j = 0; j < N; ++j) pv[j] = Op::pad;
+        const value mine = op.partial_in_place(v, ok);
+        st = op.finalize_in_place(row_reduce::reduce(mine, smem, parity, first), mine);
+        first = false;
       }
+    } else {
+      const value mine = op.partial_in_place(v, ok);
+      st = op.finalize_in_place(row_reduce::reduce(mine, smem, parity, first), mine);
+      first = false;
     }
 
-    const value mine = op.partial_in_place(v, ok);
-    const value total = row_reduce::reduce(mine, smem, parity, first);
-    first = false;
-    const auto st = op.finalize_in_place(total, mine);
-
-    if (active) {
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        const int64_t p = seg_begin + k * G + lane;
-        const int64_t col0 = p * N - head;
-        if (p >= seg_end || col0 >= io.cols) continue;
-        float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[k * N]);
-        op.apply_in_place(pv, col0, st);
-        store_row_pack<true>(out_row, col0, io.cols, pv);
-      }
-      if (lane == 0 && rank == 0) op.store_stats(row, st);
-    }
+    store_op_packs<dispatch::streaming_stores, /*InPlace=*/true>(tp, op, st, out_row, v);
+    if (active && lane == 0 && rank == 0) op.store_stats(row, st);
   }
 }
 

@@ -72,6 +72,22 @@ __device__ __forceinline__ unsigned load_row_pack(const T* row, int64_t col0, in
   return ok;
 }
 
+/// Load a pack known to be whole and aligned (the interior of a row) as fp32: one access.
+template <load_policy P, class T, int N>
+__device__ __forceinline__ void load_whole_pack(const T* p, float (&v)[N]) {
+  aligned_array<T, N> a;
+  load_pack<P>(a, p);
+  pack_to_float(a, v);
+}
+
+/// Store fp32 values, each rounded once to T, as a whole aligned pack: one access.
+template <bool streaming, class T, int N>
+__device__ __forceinline__ void store_whole_pack(T* p, const float (&v)[N]) {
+  aligned_array<T, N> a;
+  float_to_pack(v, a);
+  store_pack<streaming>(p, a);
+}
+
 /// Store the pack of T starting at column col0; slots outside [0, cols) are not touched (the gap
 /// between strided rows stays as it was).
 template <bool streaming, class T, int N>

@@ -19,6 +19,12 @@ struct slot_mask {
   __device__ __forceinline__ bool all() const {
     return bits == static_cast<word>(M == 64 ? ~uint64_t{0} : (uint64_t{1} << M) - 1);
   }
+  /// Every slot set.
+  __device__ __forceinline__ static slot_mask full() {
+    slot_mask m;
+    m.bits = static_cast<word>(M == 64 ? ~uint64_t{0} : (uint64_t{1} << M) - 1);
+    return m;
+  }
   /// Record the N-bit mask of the pack whose first slot is `first`.
   __device__ __forceinline__ void set_pack(int first, unsigned pack_bits) {
     bits |= static_cast<word>(pack_bits) << first;

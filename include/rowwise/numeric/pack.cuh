@@ -32,16 +32,27 @@ struct alignas(sizeof(T) * N) aligned_array {
 /// `keep`: default caching, for data a later pass reads again (streaming regime).
 enum class load_policy { keep, stream };
 
+/// The integer type of a pack's size: packs move as one such value, so that every element type
+/// (including the 16-bit float structs, whose copies may be split element-wise) is one access.
+template <int Bytes> struct pack_word;
+template <> struct pack_word<1> { using type = uint8_t; };
+template <> struct pack_word<2> { using type = uint16_t; };
+template <> struct pack_word<4> { using type = uint32_t; };
+template <> struct pack_word<8> { using type = uint2; };
+template <> struct pack_word<16> { using type = uint4; };
+
 /// Load one aligned pack from global memory. `p` must be aligned to sizeof(T) * N.
 template <load_policy P = load_policy::keep, class T, int N>
 __device__ __forceinline__ void load_pack(aligned_array<T, N>& dst, const T* p) {
   using A = aligned_array<T, N>;
-  if constexpr (P == load_policy::stream && sizeof(A) == 16) {
-    const int4 raw = __ldcs(reinterpret_cast<const int4*>(p));
-    dst = *reinterpret_cast<const A*>(&raw);
+  using W = typename pack_word<sizeof(A)>::type;
+  W raw;
+  if constexpr (P == load_policy::stream) {
+    raw = __ldcs(reinterpret_cast<const W*>(p));
   } else {
-    dst = *reinterpret_cast<const A*>(p);
+    raw = *reinterpret_cast<const W*>(p);
   }
+  dst = *reinterpret_cast<const A*>(&raw);
 }
 
 /// Store one aligned pack to global memory. Outputs are never re-read by the kernel that
@@ -49,10 +60,12 @@ __device__ __forceinline__ void load_pack(aligned_array<T, N>& dst, const T* p) 
 template <bool streaming = true, class T, int N>
 __device__ __forceinline__ void store_pack(T* p, const aligned_array<T, N>& src) {
   using A = aligned_array<T, N>;
-  if constexpr (streaming && sizeof(A) == 16) {
-    __stcs(reinterpret_cast<int4*>(p), *reinterpret_cast<const int4*>(&src));
+  using W = typename pack_word<sizeof(A)>::type;
+  const W raw = *reinterpret_cast<const W*>(&src);
+  if constexpr (streaming) {
+    __stcs(reinterpret_cast<W*>(p), raw);
   } else {
-    *reinterpret_cast<A*>(p) = src;
+    *reinterpret_cast<W*>(p) = raw;
   }
 }
 

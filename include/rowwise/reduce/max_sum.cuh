@@ -19,6 +19,19 @@ struct sum_reducer {
   __host__ __device__ value_type operator()(value_type a, value_type b) const { return a + b; }
 };
 
+/// Two fp32 sums reduced together (one all-reduce for both). Identity (0, 0).
+struct float_pair {
+  float a;
+  float b;
+};
+struct pair_sum_reducer {
+  using value_type = float_pair;
+  __host__ __device__ static value_type identity() { return {0.0f, 0.0f}; }
+  __host__ __device__ value_type operator()(value_type x, value_type y) const {
+    return {x.a + y.a, x.b + y.b};
+  }
+};
+
 /// Maximum of fp32 values that propagates NaN (fmaxf would drop it, and a NaN in a softmax row
 /// must poison the whole row). Identity -inf.
 struct max_reducer {

@@ -1,8 +1,21 @@
-// rowwise/kernels/ops/layer_norm_op.cuh — LayerNorm as an op: Welford partials, never E[x^2]-E[x]^2.
+// rowwise/kernels/ops/layer_norm_op.cuh — LayerNorm as an op; never E[x^2] - E[x]^2.
+//
+// Two ways to the row's mean and variance, both exact to fp32 rounding for rows whose mean is
+// far larger than their spread (mean 1e4, std 1e-2):
+//  * two passes over registers (strategies holding the whole row in one CTA): all-reduce the
+//    sum, giving a shift m' = sum / n; then all-reduce q = sum (x - m')^2 and c = sum (x - m')
+//    together. var = q/n - (c/n)^2 (the corrected two-pass formula: c/n is the rounding error of
+//    m', so the variance does not depend on it), and outputs are ((x - m') - c/n) * rstd: x - m'
+//    is exact (Sterbenz) when x is near m', so a huge mean cancels before any rounding. Two
+//    single-word all-reduces are shorter than one Welford all-reduce (three words and a
+//    division per merge): measured on the H200 (bench/NOTES.md).
+//  * Welford partials merged by Chan's formula (strategies that see the row in pieces: chunks,
+//    clusters), with state {mean, 0, rstd}.
 #pragma once
 
 #include "rowwise/kernels/ops/row_op.cuh"
 #include "rowwise/kernels/row_io.cuh"
+#include "rowwise/reduce/max_sum.cuh"
 #include "rowwise/reduce/welford.cuh"
 
 namespace rowwise {
@@ -14,8 +27,14 @@ template <class W>
 struct layer_norm_op : row_op_base<layer_norm_op<W>> {
   using reducer = welford_reducer;
   using value = welford_value;
+  static constexpr bool column_params = true;  // per-column weights read in apply
   static constexpr bool fuses_residual = false;
-  static constexpr float pad = 0.0f;  // not neutral for M2: partial() masks edge threads
+  static constexpr float pad = 0.0f;  // neutral for the sum; deviations are masked
+
+  // Two-pass interface (see row_op.cuh): first all-reduce a sum, then a pair of sums.
+  static constexpr bool two_pass = true;
+  using first_reducer = sum_reducer;
+  using second_reducer = pair_sum_reducer;
 
   const W* gamma;
   const W* beta;
@@ -25,13 +44,14 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
   int64_t cols;
 
   struct state {
-    float mean;
+    float shift;  // m'
+    float corr;   // mean - m' (0 on the Welford path)
     float rstd;
   };
 
+  // ---- Welford path -------------------------------------------------------------------------
   // A thread's slots reduced in two passes over registers (mean, then squared deviations from
-  // that mean), which is exact-er than a running update and as cheap; threads then merge by
-  // Chan's formula.
+  // that mean); threads then merge by Chan's formula.
   template <int M>
   __device__ __forceinline__ value partial(const float (&v)[M], slot_mask<M> ok) const {
     // Interior threads (all slots inside the row) take the unmasked loops; only threads at a
@@ -64,13 +84,57 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
   }
 
   __device__ __forceinline__ state finalize(value t) const {
-    return {t.mean, rsqrtf(welford_variance(t) + eps)};
+    return {t.mean, 0.0f, rsqrtf(welford_variance(t) + eps)};
   }
 
+  // ---- two-pass path ------------------------------------------------------------------------
+  template <int M>
+  __device__ __forceinline__ float first_partial(const float (&v)[M], slot_mask<M>) const {
+    float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // padding is 0: no mask needed
+#pragma unroll
+    for (int i = 0; i < M; ++i) s[i % 4] += v[i];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+  }
+
+  __device__ __forceinline__ float shift_of(float row_sum) const {
+    return row_sum / static_cast<float>(cols);
+  }
+
+  template <int M>
+  __device__ __forceinline__ float_pair second_partial(const float (&v)[M], slot_mask<M> ok,
+                                                       float shift) const {
+    float q[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (ok.all()) {
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        const float d = v[i] - shift;
+        c[i % 4] += d;
+        q[i % 4] = fmaf(d, d, q[i % 4]);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        const float d = ok[i] ? v[i] - shift : 0.0f;
+        c[i % 4] += d;
+        q[i % 4] = fmaf(d, d, q[i % 4]);
+      }
+    }
+    return {(q[0] + q[1]) + (q[2] + q[3]), (c[0] + c[1]) + (c[2] + c[3])};
+  }
+
+  __device__ __forceinline__ state finalize_two_pass(float shift, float_pair qc) const {
+    const float inv_n = 1.0f / static_cast<float>(cols);
+    const float corr = qc.b * inv_n;
+    const float var = fmaxf(fmaf(-corr, corr, qc.a * inv_n), 0.0f);
+    return {shift, corr, rsqrtf(var + eps)};
+  }
+
+  // ---- write-back ---------------------------------------------------------------------------
   template <int N>
   __device__ __forceinline__ void apply(float (&v)[N], int64_t col0, const state& s) const {
 #pragma unroll
-    for (int j = 0; j < N; ++j) v[j] = (v[j] - s.mean) * s.rstd;
+    for (int j = 0; j < N; ++j) v[j] = ((v[j] - s.shift) - s.corr) * s.rstd;
     if (gamma != nullptr) {
       float g[N];
       load_column_params<N>(gamma, col0, cols, g);
@@ -86,7 +150,7 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
   }
 
   __device__ __forceinline__ void store_stats(int64_t row, const state& s) const {
-    if (mean_out != nullptr) mean_out[row] = s.mean;
+    if (mean_out != nullptr) mean_out[row] = s.shift + s.corr;
     if (rstd_out != nullptr) rstd_out[row] = s.rstd;
   }
 };

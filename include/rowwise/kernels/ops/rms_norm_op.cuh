@@ -15,6 +15,7 @@ template <class W, bool FusedResidual>
 struct rms_norm_op : row_op_base<rms_norm_op<W, FusedResidual>> {
   using reducer = sum_reducer;
   using value = float;
+  static constexpr bool column_params = true;  // per-column weights read in apply
   static constexpr bool fuses_residual = FusedResidual;
   static constexpr float pad = 0.0f;  // adds nothing to the sum of squares
 

@@ -31,6 +31,7 @@ template <bool Log, bool FastExp>
 struct softmax_op : row_op_base<softmax_op<Log, FastExp>> {
   using reducer = online_softmax_reducer;
   using value = online_softmax_value;
+  static constexpr bool column_params = false;  // per-column weights read in apply
   static constexpr bool fuses_residual = false;
   static constexpr float pad = -cuda::std::numeric_limits<float>::infinity();  // exp(pad - m) = 0
 
