@@ -39,9 +39,9 @@ row_kernel_fn<Op, T> kernel_for(const plan& pl) {
     case strategy::registers:
       return registers_kernel_at<Op, T, N>(pl.config, std::make_index_sequence<registers_config_count>{});
     case strategy::cached:
-      return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll, true>;
+      return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll_for(N), true>;
     case strategy::streaming:
-      return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll, false>;
+      return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll_for(N), false>;
   }
   return nullptr;
 }

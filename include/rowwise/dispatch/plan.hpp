@@ -104,7 +104,7 @@ constexpr plan make_chunked_plan(const problem& p, bool cached, int cluster, int
   out.kind = cached ? strategy::cached : strategy::streaming;
   out.pack_elems = p.pack_elems;
   out.threads_per_row = chunked_block;
-  out.packs_per_thread = chunked_unroll;
+  out.packs_per_thread = chunked_unroll_for(p.pack_elems);
   out.block = chunked_block;
   out.cluster = cluster;
   out.rows_per_step = 1;

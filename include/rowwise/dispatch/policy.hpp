@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "rowwise/numeric/pack.cuh"
+#include "rowwise/numeric/load_policy.hpp"
 
 namespace rowwise {
 namespace dispatch {
@@ -20,17 +20,23 @@ struct registers_config {
 };
 
 /// Sub-warp groups keep 2 packs per thread so that short rows still have two 16-byte loads in
-/// flight per thread; a warp per row takes up to 8 packs (32 fp32 / 64 fp16 values); block rows
-/// take 8 packs per thread (capped at 32 values, registers_k) in steps of 64 threads up to 512,
-/// so that a row of any length leaves at most one warp of its block idle (5120 bf16 columns:
-/// 192 threads, not 256 with 96 of them half empty; bench/NOTES.md). The thread count is a
+/// flight per thread; a warp per row takes 2, 3, 4, 6 or 8 packs; block rows take 8 packs per
+/// thread (capped at 32 values, registers_k) in steps of one warp up to 384 threads. So common
+/// widths fill every thread's packs exactly (768 bf16 columns: 32 x 3 packs; 5120 bf16:
+/// 160 x 4; 12288 fp32: 384 x 8), and every thread takes the branch-free path of
+/// thread_packs.cuh: with one partial pack per thread, 5120 bf16 columns ran at ~60 % of the
+/// copy floor against ~94 % at 4096 (bench/NOTES.md). The thread count is a
 /// template parameter, not a launch-time value: with it, every pack's address is the base plus
 /// an immediate; a launch-time count cost a register pair per pack and spilled (ptxas -v).
-/// No 1024-thread rows: at the register budgets below they could not share an SM.
+/// Nothing above 384 threads: at the register budgets below two such CTAs fit an SM, and a
+/// 512-thread row at 64 registers (2 CTAs) measured 62-84 % of the copy floor where the
+/// streaming strategy (chunked_kernel) reached 84-94 % at 16384 columns (rms, layer_norm,
+/// softmax fp32; bench/NOTES.md). Longer rows stream.
 inline constexpr registers_config registers_configs[] = {
-    {2, 2, 128},   {4, 2, 128},   {8, 2, 128},   {16, 2, 128},  {32, 2, 128},
-    {32, 4, 128},  {32, 8, 128},  {64, 8, 64},   {128, 8, 128}, {192, 8, 192},
-    {256, 8, 256}, {320, 8, 320}, {384, 8, 384}, {448, 8, 448}, {512, 8, 512},
+    {2, 2, 128},   {4, 2, 128},   {8, 2, 128},   {16, 2, 128},  {32, 2, 128},  {32, 3, 128},
+    {32, 4, 128},  {32, 6, 128},  {32, 8, 128},  {64, 8, 64},   {96, 8, 96},   {128, 8, 128},
+    {160, 8, 160}, {192, 8, 192}, {224, 8, 224}, {256, 8, 256}, {288, 8, 288}, {320, 8, 320},
+    {352, 8, 352}, {384, 8, 384},
 };
 inline constexpr int registers_config_count =
     static_cast<int>(sizeof(registers_configs) / sizeof(registers_configs[0]));
@@ -49,27 +55,33 @@ constexpr int registers_k(int config, int pack_elems) {
 inline constexpr load_policy row_load_policy = load_policy::keep;
 inline constexpr bool streaming_stores = false;
 
-/// Registers per thread the row kernels may use (__maxnreg__), by kind of op. A CTA that owns
-/// whole rows has no loads in flight while it waits in its reduction barrier, so an SM needs
-/// several of them to overlap; left alone, ptxas gave 128-thread softmax rows 127 registers (4
-/// CTAs per SM, 63 % of the DRAM bandwidth in ncu) and 512-thread rows ~117 (one CTA per SM).
-/// Each budget is the smallest at which ptxas (-v) reports no spills of consequence for that
-/// kind (bench/NOTES.md): ops with per-column parameters hold them for every pack before the
-/// stores; residual-fusing ops hold two rows' raw packs.
+/// Registers per thread the row kernels may use (__maxnreg__), by kind of op and element size.
+/// A CTA that owns whole rows has no loads in flight while it waits in its reduction barrier,
+/// so an SM needs several of them to overlap; left alone, ptxas gave 128-thread softmax rows
+/// 127 registers (4 CTAs per SM; ncu: 63 % of the DRAM bandwidth). Measured on the H200
+/// (bench/NOTES.md): fp32 softmax rows (32 values and an accurate exp per thread) spill at 64
+/// and reach 96 % at 80 against 82 %; 16-bit softmax rows fit 64 and lose ~10 points at 80 (fewer
+/// CTAs); ops with per-column parameters spill below 80; residual-fusing ops hold two rows' raw
+/// packs and spill below ~128.
 struct register_budget {
-  int plain;           // softmax, log_softmax
+  int plain_fp32;      // softmax, log_softmax on 4-byte elements
+  int plain_16bit;     // softmax, log_softmax on 2-byte elements
   int with_params;     // layer_norm, rms_norm (weights loaded per pack)
   int fused_residual;  // fused_add_rms_norm
 };
-inline constexpr register_budget row_kernel_registers = {64, 80, 128};
-constexpr int max_registers(bool fuses_residual, bool with_params) {
-  return fuses_residual ? row_kernel_registers.fused_residual
-                        : (with_params ? row_kernel_registers.with_params : row_kernel_registers.plain);
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 128};
+constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes) {
+  if (fuses_residual) return row_kernel_registers.fused_residual;
+  if (with_params) return row_kernel_registers.with_params;
+  return elem_bytes >= 4 ? row_kernel_registers.plain_fp32 : row_kernel_registers.plain_16bit;
 }
 
 /// kernels::chunked_kernel: threads per block and packs per thread in flight per chunk.
 inline constexpr int chunked_block = 512;
-inline constexpr int chunked_unroll = 4;
+/// Packs per thread per chunk: 32 values (8 fp32 packs, 4 of 16-bit), at most 8 accesses.
+constexpr int chunked_unroll_for(int pack_elems) {
+  return pack_elems >= 4 ? 32 / pack_elems : 8;
+}
 
 /// Split rows over a cluster only when each CTA of the split still gets this many packs (16 KiB):
 /// below it one CTA's loads are all in flight at once anyway, and the split only adds the

@@ -45,7 +45,7 @@ struct two_pass_storage<Op, G, Block, true> {
 /// CTA of rank r takes packs [r * segment_packs, (r + 1) * segment_packs). Without a cluster
 /// it is K * G (the whole row fits one CTA).
 template <class Op, class T, int N, int G, int K, int Block>
-__global__ void __maxnreg__(dispatch::max_registers(Op::fuses_residual, Op::column_params))
+__global__ void __maxnreg__(dispatch::max_registers(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T))))
 registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
   using value = typename Op::value;

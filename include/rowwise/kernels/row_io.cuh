@@ -51,12 +51,16 @@ __device__ __forceinline__ unsigned load_row_pack_raw(const T* row, int64_t col0
     load_pack<P>(a, row + col0);
     return (1u << N) - 1u;
   }
+  // Pad first, then predicated loads: a select between a loaded value and the pad would wait
+  // for each element's load before issuing the next.
   unsigned ok = 0;
+#pragma unroll
+  for (int j = 0; j < N; ++j) a.v[j] = pad;
 #pragma unroll
   for (int j = 0; j < N; ++j) {
     const int64_t c = col0 + j;
     const bool inside = c >= 0 && c < cols;
-    a.v[j] = inside ? row[c] : pad;
+    if (inside) a.v[j] = row[c];
     ok |= static_cast<unsigned>(inside) << j;
   }
   return ok;

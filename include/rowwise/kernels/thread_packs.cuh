@@ -80,22 +80,33 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, c
     }
     ok = slot_mask<K * N>::full();
   } else {
+    // Every slot gets its pad value first and the loads overwrite it: had the pad been written
+    // in an else branch, ptxas predicates both sides and the pad move of pack k waits for the
+    // load of pack k (a write-after-write on the same registers), one load at a time.
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+#pragma unroll
+      for (int j = 0; j < N; ++j) {
+        raw[k].v[j] = pad;
+        if constexpr (fused) res[k].v[j] = from_float<T>(0.0f);
+      }
+    }
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       if (tp.whole(k)) {
         load_pack<P>(raw[k], in_row + tp.col(k));
         if constexpr (fused) load_pack<P>(res[k], static_cast<const T*>(res_row) + tp.col(k));
         ok.set_pack(k * N, (1u << N) - 1u);
-      } else if (tp.touches(k)) {
+      }
+    }
+    // Edge packs (a row's head and tail) last, element by element, once the whole packs are
+    // all in flight.
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (!tp.whole(k) && tp.touches(k)) {
         ok.set_pack(k * N, load_row_pack_raw<P>(in_row, tp.col(k), tp.cols, raw[k], pad));
         if constexpr (fused)
           load_row_pack_raw<P>(static_cast<const T*>(res_row), tp.col(k), tp.cols, res[k], from_float<T>(0.0f));
-      } else {
-#pragma unroll
-        for (int j = 0; j < N; ++j) {
-          raw[k].v[j] = pad;
-          if constexpr (fused) res[k].v[j] = from_float<T>(0.0f);
-        }
       }
     }
   }

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "rowwise/numeric/dtype.cuh"
+#include "rowwise/numeric/load_policy.hpp"
 
 namespace rowwise {
 
@@ -27,10 +28,6 @@ struct alignas(sizeof(T) * N) aligned_array {
   __host__ __device__ const T& operator[](int i) const { return v[i]; }
 };
 
-/// How a global load should treat the cache. `stream`: the data is read exactly once, so it
-/// is marked evict-first and does not displace reused data (weights, re-read rows).
-/// `keep`: default caching, for data a later pass reads again (streaming regime).
-enum class load_policy { keep, stream };
 
 /// The integer type of a pack's size: packs move as one such value, so that every element type
 /// (including the 16-bit float structs, whose copies may be split element-wise) is one access.

@@ -7,6 +7,8 @@
 //   using value = typename reducer::value_type;
 //   struct state { ... };                       // what the write-back needs once the row is reduced
 //   static constexpr bool fuses_residual;       // input = round_T(in + residual), stored to residual
+//   static constexpr bool column_params;        // apply() reads per-column weights (a register
+//                                               // budget choice, dispatch/policy.hpp)
 //   static constexpr float pad;                 // value of slots outside the row: chosen neutral
 //                                               // for the op's reduction where one exists
 //
@@ -17,6 +19,14 @@
 //   template <int N> void apply(float (&v)[N], int64_t col0, const state&) const;
 //       turns the input values of the pack at column col0 into outputs (in place)
 //   void store_stats(int64_t row, const state&) const;  // per-row side outputs, one thread per row
+//
+// Optionally, a two-pass reduction for strategies that hold a whole row in one CTA's registers
+// (registers_kernel without a cluster); the single-reducer path above remains for the others:
+//
+//   static constexpr bool two_pass = true;
+//   using first_reducer = ...; using second_reducer = ...;
+//   first_partial(v, ok) -> first value; shift_of(first total) -> float;
+//   second_partial(v, ok, shift) -> second value; finalize_two_pass(shift, second total) -> state
 //
 // and three hooks for strategies that hold the whole row segment of a thread in registers,
 // which lets an op keep intermediate results instead of recomputing them (softmax keeps
