@@ -46,11 +46,13 @@ done
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(hostname)"
   echo "kernel: $(uname -srm)"
-  if commit=$(git rev-parse HEAD 2>/dev/null); then
+  # The binaries' commit is the one the pack recorded where it was built; the git state of the
+  # tree copied to this machine says nothing about them.
+  if [[ -f "$pack/COMMIT" ]]; then
+    echo "commit: $(head -n1 "$pack/COMMIT") (gpu-pack/COMMIT)"
+  elif commit=$(git rev-parse HEAD 2>/dev/null); then
     [[ -n "$(git status --porcelain 2>/dev/null)" ]] && commit="$commit-dirty"
     echo "commit: $commit (git)"
-  elif [[ -f "$pack/COMMIT" ]]; then
-    echo "commit: $(head -n1 "$pack/COMMIT") (gpu-pack/COMMIT)"
   else
     echo "commit: unknown"
   fi

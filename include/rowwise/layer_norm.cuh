@@ -11,8 +11,8 @@
 
 namespace rowwise {
 
-/// out[r, :] = (in[r, :] - mean) / sqrt(var + eps) * gamma + beta, population variance, by
-/// Welford partials in fp32. gamma and beta are optional (absent: size 0 or null); W is T or
+/// out[r, :] = (in[r, :] - mean) / sqrt(var + eps) * gamma + beta, population variance, in fp32
+/// by two passes over registers or Welford partials (kernels/ops/layer_norm_op.cuh). gamma and beta are optional (absent: size 0 or null); W is T or
 /// float. mean / rstd, when not null, receive rows floats each. in and out may alias.
 template <class In, class Out, class W>
 status layer_norm(matrix_view<In> in, matrix_view<Out> out, vector_view<W> gamma,
