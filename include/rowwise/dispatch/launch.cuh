@@ -85,15 +85,23 @@ status launch_plan(const plan& pl, const kernels::row_io<T>& io, const Op& op,
   config.blockDim = dim3(static_cast<unsigned>(pl.block));
   config.dynamicSmemBytes = static_cast<size_t>(smem);
   config.stream = stream;
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
+  unsigned attrs = 0;
   if (pl.cluster > 1) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(pl.cluster);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.attrs = attr;
-    config.numAttrs = 1;
+    attr[attrs].id = cudaLaunchAttributeClusterDimension;
+    attr[attrs].val.clusterDim.x = static_cast<unsigned>(pl.cluster);
+    attr[attrs].val.clusterDim.y = 1;
+    attr[attrs].val.clusterDim.z = 1;
+    ++attrs;
   }
+  if (programmatic_dependent_launch && dev.cc_major >= 9) {
+    // The kernels wait for the previous grid before touching memory (kernels/grid_dependency.cuh).
+    attr[attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[attrs].val.programmaticStreamSerializationAllowed = 1;
+    ++attrs;
+  }
+  config.attrs = attrs > 0 ? attr : nullptr;
+  config.numAttrs = attrs;
   e = cudaLaunchKernelEx(&config, kernel, io, op, pl.segment_packs);
   return status::from_cuda(e, Msg::launch);
 }

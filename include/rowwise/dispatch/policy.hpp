@@ -76,6 +76,11 @@ constexpr int max_registers(bool fuses_residual, bool with_params, int elem_byte
   return elem_bytes >= 4 ? row_kernel_registers.plain_fp32 : row_kernel_registers.plain_16bit;
 }
 
+/// Launch every kernel with programmatic stream serialisation (sm_90+): it may start while the
+/// previous kernel of the stream finishes, and waits for it before touching memory. Overlaps the
+/// launch gap of back-to-back small calls (bench/NOTES.md).
+inline constexpr bool programmatic_dependent_launch = true;
+
 /// kernels::chunked_kernel: threads per block and packs per thread in flight per chunk.
 inline constexpr int chunked_block = 512;
 /// Packs per thread per chunk: 32 values (8 fp32 packs, 4 of 16-bit), at most 8 accesses.

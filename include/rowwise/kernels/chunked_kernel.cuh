@@ -37,6 +37,8 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   const int rank = row_reduce::cluster_rank();
   const int tid = static_cast<int>(threadIdx.x);
 
+  wait_for_prior_grids();  // before any global memory access (grid_dependency.cuh)
+  allow_dependent_grids();
   row_reduce::announce_start();
   int parity = 0;
   bool first = true;

@@ -13,6 +13,7 @@
 
 #include <type_traits>
 
+#include "rowwise/kernels/grid_dependency.cuh"
 #include "rowwise/kernels/row_all_reduce.cuh"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/kernels/slot_mask.cuh"
@@ -62,6 +63,8 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   const int rank = row_reduce::cluster_rank();
   const int64_t step = static_cast<int64_t>(gridDim.x / csize) * rows_per_step;
 
+  wait_for_prior_grids();  // before any global memory access (grid_dependency.cuh)
+  allow_dependent_grids();
   row_reduce::announce_start();
   int parity = 0;
   bool first = true;
