@@ -3,7 +3,7 @@
 // api_wrappers.hpp.
 #include <rowwise/rms_norm.cuh>
 
-#include "gpu/api_wrappers.hpp"
+#include "gpu/api_types.cuh"
 
 namespace rowwise_test {
 namespace api {
@@ -17,27 +17,13 @@ rowwise::status fused_t(mat x, mat residual, vec weight, float eps, cudaStream_t
   return rowwise::fused_add_rms_norm(vx, vr, w, eps, stream);
 }
 
-template <class T>
-rowwise::status fused_w(wtype w, mat x, mat residual, vec weight, float eps, cudaStream_t stream) {
-  if constexpr (std::is_same_v<T, float>) {
-    (void)w;
-    return fused_t<float, float>(x, residual, weight, eps, stream);
-  } else {
-    return w == wtype::same ? fused_t<T, T>(x, residual, weight, eps, stream)
-                            : fused_t<T, float>(x, residual, weight, eps, stream);
-  }
-}
-
 }  // namespace
 
 rowwise::status run_fused_add_rms_norm(dtype t, wtype w, mat x, mat residual, vec weight, float eps,
                                        cudaStream_t stream) {
-  switch (t) {
-    case dtype::f32: return fused_w<float>(w, x, residual, weight, eps, stream);
-    case dtype::f16: return fused_w<__half>(w, x, residual, weight, eps, stream);
-    case dtype::bf16: return fused_w<__nv_bfloat16>(w, x, residual, weight, eps, stream);
-  }
-  return rowwise::status::invalid("run_fused_add_rms_norm: unknown dtype");
+  return with_types(t, w, "run_fused_add_rms_norm: unknown dtype", [&](auto tt, auto wt) {
+    return fused_t<typename decltype(tt)::type, typename decltype(wt)::type>(x, residual, weight, eps, stream);
+  });
 }
 
 }  // namespace api

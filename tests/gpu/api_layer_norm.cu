@@ -2,7 +2,7 @@
 // __nv_bfloat16} and W in {T, float} behind the plain function of api_wrappers.hpp.
 #include <rowwise/layer_norm.cuh>
 
-#include "gpu/api_wrappers.hpp"
+#include "gpu/api_types.cuh"
 
 namespace rowwise_test {
 namespace api {
@@ -22,28 +22,14 @@ rowwise::status layer_norm_t(mat in, mat out, vec gamma, vec beta, float eps, cu
   return rowwise::layer_norm(vin, vout, g, b, eps, stream, mean, rstd);
 }
 
-template <class T>
-rowwise::status layer_norm_w(wtype w, mat in, mat out, vec gamma, vec beta, float eps, cudaStream_t stream,
-                             float* mean, float* rstd) {
-  if constexpr (std::is_same_v<T, float>) {
-    (void)w;  // W = T = float
-    return layer_norm_t<float, float>(in, out, gamma, beta, eps, stream, mean, rstd);
-  } else {
-    return w == wtype::same ? layer_norm_t<T, T>(in, out, gamma, beta, eps, stream, mean, rstd)
-                            : layer_norm_t<T, float>(in, out, gamma, beta, eps, stream, mean, rstd);
-  }
-}
-
 }  // namespace
 
 rowwise::status run_layer_norm(dtype t, wtype w, mat in, mat out, vec gamma, vec beta, float eps,
                                cudaStream_t stream, float* mean, float* rstd) {
-  switch (t) {
-    case dtype::f32: return layer_norm_w<float>(w, in, out, gamma, beta, eps, stream, mean, rstd);
-    case dtype::f16: return layer_norm_w<__half>(w, in, out, gamma, beta, eps, stream, mean, rstd);
-    case dtype::bf16: return layer_norm_w<__nv_bfloat16>(w, in, out, gamma, beta, eps, stream, mean, rstd);
-  }
-  return rowwise::status::invalid("run_layer_norm: unknown dtype");
+  return with_types(t, w, "run_layer_norm: unknown dtype", [&](auto tt, auto wt) {
+    return layer_norm_t<typename decltype(tt)::type, typename decltype(wt)::type>(in, out, gamma, beta, eps, stream,
+                                                                                   mean, rstd);
+  });
 }
 
 }  // namespace api

@@ -4,7 +4,7 @@
 // compile-time budget.)
 #include <rowwise/rms_norm.cuh>
 
-#include "gpu/api_wrappers.hpp"
+#include "gpu/api_types.cuh"
 
 namespace rowwise_test {
 namespace api {
@@ -22,26 +22,12 @@ rowwise::status rms_norm_t(mat in, mat out, vec weight, float eps, cudaStream_t 
   return rowwise::rms_norm(vin, vout, w, eps, stream);
 }
 
-template <class T>
-rowwise::status rms_norm_w(wtype w, mat in, mat out, vec weight, float eps, cudaStream_t stream) {
-  if constexpr (std::is_same_v<T, float>) {
-    (void)w;
-    return rms_norm_t<float, float>(in, out, weight, eps, stream);
-  } else {
-    return w == wtype::same ? rms_norm_t<T, T>(in, out, weight, eps, stream)
-                            : rms_norm_t<T, float>(in, out, weight, eps, stream);
-  }
-}
-
 }  // namespace
 
 rowwise::status run_rms_norm(dtype t, wtype w, mat in, mat out, vec weight, float eps, cudaStream_t stream) {
-  switch (t) {
-    case dtype::f32: return rms_norm_w<float>(w, in, out, weight, eps, stream);
-    case dtype::f16: return rms_norm_w<__half>(w, in, out, weight, eps, stream);
-    case dtype::bf16: return rms_norm_w<__nv_bfloat16>(w, in, out, weight, eps, stream);
-  }
-  return rowwise::status::invalid("run_rms_norm: unknown dtype");
+  return with_types(t, w, "run_rms_norm: unknown dtype", [&](auto tt, auto wt) {
+    return rms_norm_t<typename decltype(tt)::type, typename decltype(wt)::type>(in, out, weight, eps, stream);
+  });
 }
 
 }  // namespace api

@@ -27,6 +27,7 @@
 #include "gpu/api_wrappers.hpp"
 #include "support/device_matrix.hpp"
 #include "support/inputs.hpp"
+#include "support/large_matrix.hpp"
 #include "support/reference.hpp"
 #include "support/tolerance.hpp"
 
@@ -801,10 +802,8 @@ TEST_CASE("rms_norm: more than 2^31 elements (bf16 8193 x 262144 with W = float;
   constexpr int64_t tail = 4096;
   const dtype t = dtype::bf16;
   const size_t bytes = static_cast<size_t>((n + tail) * elem_bytes(t));
-  size_t free_b = 0, total_b = 0;
-  RW_CUDA(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b < 2 * bytes + (size_t{512} << 20)) {
-    WARN("skipped: needs " << 2 * bytes / (1 << 20) << " MiB of device memory, " << free_b / (1 << 20) << " MiB free");
+  if (std::string why; !device_memory_for(2 * bytes, why)) {
+    WARN(why);
     return;
   }
   seeded_rng rng("rms_norm > 2^31");
@@ -817,16 +816,9 @@ TEST_CASE("rms_norm: more than 2^31 elements (bf16 8193 x 262144 with W = float;
   const std::vector<double> weight = make_weights(dtype::f32, cols, 2.0, rng);
   const device_buffer wd = upload_vector(dtype::f32, weight);
 
-  std::vector<int64_t> sample = {0, 1, (int64_t{1} << 31) / cols - 1, (int64_t{1} << 31) / cols, rows - 1};
-  for (int k = 0; k < 50; ++k) sample.push_back(rng.index(rows));
-  std::sort(sample.begin(), sample.end());
-  sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+  const std::vector<int64_t> sample = sample_rows(rows, cols, rng);
   const int64_t m = static_cast<int64_t>(sample.size());
-  const size_t row_bytes = static_cast<size_t>(cols * elem_bytes(t));
-  std::vector<unsigned char> raw(static_cast<size_t>(m) * row_bytes);
-  for (int64_t k = 0; k < m; ++k) in.download(raw.data() + k * row_bytes, row_bytes, sample[k] * row_bytes);
-  std::vector<double> x(static_cast<size_t>(m * cols));
-  decode(t, raw.data(), x.size(), x.data());
+  const std::vector<double> x = download_rows(in, t, sample, cols);
 
   const auto dev = device_limits_now();
   INFO(describe(plan_of(t, rows, cols, {{in.get(), cols}, {out.get(), cols}}, dev)));
@@ -836,18 +828,15 @@ TEST_CASE("rms_norm: more than 2^31 elements (bf16 8193 x 262144 with W = float;
   REQUIRE(st.ok());
   stream.sync();
 
-  for (int64_t k = 0; k < m; ++k) out.download(raw.data() + k * row_bytes, row_bytes, sample[k] * row_bytes);
-  std::vector<double> got(x.size()), ref(x.size());
-  decode(t, raw.data(), got.size(), got.data());
+  const std::vector<double> got = download_rows(out, t, sample, cols);
+  std::vector<double> ref(x.size());
   for (int64_t k = 0; k < m; ++k)
     rms_norm_ref(x.data() + k * cols, cols, weight.data(), static_cast<double>(1e-6f), ref.data() + k * cols);
   const check_result res = check_close(ref.data(), got.data(), m, cols, norm_tolerance(norm_op::rms_norm, t, cols));
   INFO("checked rows (sample): " << m << "; a failing 'row' below indexes the sample, which is sorted");
   INFO(rowwise_test::describe(res));
   CHECK(res.ok);
-  std::vector<unsigned char> after(static_cast<size_t>(tail * elem_bytes(t)));
-  out.download(after.data(), after.size(), static_cast<size_t>(n * elem_bytes(t)));
-  CHECK(std::all_of(after.begin(), after.end(), [](unsigned char b) { return b == poison_byte; }));
+  CHECK(tail_poisoned(out, t, n, tail));
 }
 
 // --- CUDA graphs ------------------------------------------------------------------------------------

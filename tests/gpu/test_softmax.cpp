@@ -26,6 +26,7 @@
 #include "gpu/api_wrappers.hpp"
 #include "support/device_matrix.hpp"
 #include "support/inputs.hpp"
+#include "support/large_matrix.hpp"
 #include "support/reference.hpp"
 #include "support/tolerance.hpp"
 
@@ -331,10 +332,8 @@ TEST_CASE("softmax: more than 2^31 elements (bf16 524291 x 4096 in place; a SAMP
   constexpr int64_t tail = 4096;
   const dtype t = dtype::bf16;
   const size_t bytes = static_cast<size_t>((n + tail) * elem_bytes(t));
-  size_t free_b = 0, total_b = 0;
-  RW_CUDA(cudaMemGetInfo(&free_b, &total_b));
-  if (free_b < bytes + (size_t{512} << 20)) {
-    WARN("skipped: needs " << bytes / (1 << 20) << " MiB of device memory, " << free_b / (1 << 20) << " MiB free");
+  if (std::string why; !device_memory_for(bytes, why)) {
+    WARN(why);
     return;
   }
   seeded_rng rng("softmax > 2^31");
@@ -345,17 +344,9 @@ TEST_CASE("softmax: more than 2^31 elements (bf16 524291 x 4096 in place; a SAMP
   RW_CUDA(api::fill_uniform_device(t, buf.get(), n, rng.next_u64(), -12.0f, 12.0f, stream.get()));
   stream.sync();
 
-  // The sample: first rows, the rows around element 2^31 (byte 2^32), the last rows, 50 random.
-  std::vector<int64_t> sample = {0, 1, (int64_t{1} << 31) / cols - 1, (int64_t{1} << 31) / cols, rows - 2, rows - 1};
-  for (int k = 0; k < 50; ++k) sample.push_back(rng.index(rows));
-  std::sort(sample.begin(), sample.end());
-  sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+  const std::vector<int64_t> sample = sample_rows(rows, cols, rng);
   const int64_t m = static_cast<int64_t>(sample.size());
-  const size_t row_bytes = static_cast<size_t>(cols * elem_bytes(t));
-  std::vector<unsigned char> raw(static_cast<size_t>(m) * row_bytes);
-  for (int64_t k = 0; k < m; ++k) buf.download(raw.data() + k * row_bytes, row_bytes, sample[k] * row_bytes);
-  std::vector<double> x(static_cast<size_t>(m * cols));
-  decode(t, raw.data(), x.size(), x.data());
+  const std::vector<double> x = download_rows(buf, t, sample, cols);
 
   const auto dev = device_limits_now();
   INFO(describe(plan_of(t, rows, cols, {{buf.get(), cols}, {buf.get(), cols}}, dev)));
@@ -365,18 +356,14 @@ TEST_CASE("softmax: more than 2^31 elements (bf16 524291 x 4096 in place; a SAMP
   REQUIRE(st.ok());
   stream.sync();
 
-  for (int64_t k = 0; k < m; ++k) buf.download(raw.data() + k * row_bytes, row_bytes, sample[k] * row_bytes);
-  std::vector<double> got(x.size());
-  decode(t, raw.data(), got.size(), got.data());
+  const std::vector<double> got = download_rows(buf, t, sample, cols);
   const std::vector<double> ref = reference(false, x, m, cols);
   const check_result res = check_close(ref.data(), got.data(), m, cols, tolerance_for(t, false, cols));
   INFO("checked rows (sample): " << m << "; a failing 'row' below indexes the sample, which is sorted");
   INFO(describe(res));
   CHECK(res.ok);
 
-  std::vector<unsigned char> after(static_cast<size_t>(tail * elem_bytes(t)));
-  buf.download(after.data(), after.size(), static_cast<size_t>(n * elem_bytes(t)));
-  CHECK(std::all_of(after.begin(), after.end(), [](unsigned char b) { return b == poison_byte; }));
+  CHECK(tail_poisoned(buf, t, n, tail));
 }
 
 // --- CUDA graphs ------------------------------------------------------------------------------------
