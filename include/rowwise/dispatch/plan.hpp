@@ -14,7 +14,7 @@ namespace dispatch {
 enum class strategy {
   registers,  // kernels::registers_kernel: sub-warp / warp / block (and cluster) rows in registers
   cached,     // kernels::chunked_kernel<Cached = true>: segment of the row in shared memory
-  streaming,  // kernels::chunked_kernel<Cached = false>: pass 2 re-reads the row (from L2)
+  streaming,  // kernels::chunked_kernel<Cached = false>: pass 2 re-reads the row
 };
 
 struct problem {
@@ -120,7 +120,7 @@ constexpr plan make_chunked_plan(const problem& p, bool cached, int cluster, int
 /// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
 ///    (each CTA then holds a segment in registers);
-/// 2. longer rows, many of them: one CTA per row, streaming (the second pass re-reads from L2);
+/// 2. longer rows, many of them: one CTA per row, streaming (the second pass re-reads the row);
 /// 3. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
 ///    stream it when even 16 CTAs' shared memory cannot hold the row.
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
@@ -141,8 +141,10 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   // Rows longer than a block's registers. With rows enough to fill the GPU, stream them with
   // one CTA per row: measured on the H200 (bench/results/2026-11-30-plan-sweep.log) it beat
   // the shared-memory cache, with or without a cluster, at 32768-262144 columns, because a
-  // cluster barrier per row costs ~0.6 us and the cache's 100-200 KiB leaves one CTA per SM;
-  // the second read of a row is served by L2. Few rows: spread each over a cluster, caching
+  // cluster barrier per row costs ~0.6 us and the cache's 100-200 KiB leaves one CTA per SM.
+  // Its second read of a row hits L2 only while the resident rows fit it: from 32768 fp32 /
+  // 65536 16-bit columns it goes back to DRAM (ncu, bench/NOTES.md 17), the known gap of this
+  // regime. Few rows: spread each over a cluster, caching
   // its segment in shared memory when it fits.
   if (spread == 1) return make_chunked_plan(p, false, 1, packs);
   const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 1024;

@@ -3,8 +3,8 @@
 //
 // Cached = true : pass 1 keeps the segment in (opt-in, dynamic) shared memory as it loads it;
 //                 pass 2 rewrites it from there. One read and one write of every element.
-// Cached = false: streaming. Pass 2 reads the row again from global memory; the row segment
-//                 of a launch wave is far smaller than L2, so the second read is served by L2.
+// Cached = false: streaming. Pass 2 reads the row again from global memory: from L2 while the
+//                 rows resident on the GPU fit it, else from DRAM again (bench/NOTES.md 17).
 // The segment of a CTA is [rank * segment_packs, (rank + 1) * segment_packs) of the row's packs;
 // partials merge across the block, then across the cluster through DSMEM. Each thread touches
 // the same packs in both passes, so the cache needs no barrier of its own. Every chunk's loads
