@@ -263,3 +263,20 @@ TEST_CASE("plan helpers: ceil_div and pow2_floor", "[host][plan]") {
   CHECK(dsp::pow2_floor(132) == 128);
   CHECK(dsp::pow2_floor(1023) == 512);
 }
+
+TEST_CASE("policy: the register budgets let two CTAs of every registers config share an SM", "[host][plan]") {
+  // dispatch/policy.hpp: a CTA that owns whole rows has nothing in flight during its reduction
+  // barrier, so the budgets are chosen for at least two resident CTAs (65536 registers per SM on
+  // sm_80 / sm_90). Residual-fusing ops are the documented exception (128 registers).
+  constexpr int registers_per_sm = 65536;
+  for (int i = 0; i < dsp::registers_config_count; ++i) {
+    const int block = dsp::registers_configs[i].block;
+    for (bool with_params : {false, true})
+      for (int elem_bytes : {2, 4}) {
+        INFO("config " << i << " (block " << block << "), with_params " << with_params << ", elem_bytes "
+                       << elem_bytes);
+        CHECK(2 * block * dsp::max_registers(false, with_params, elem_bytes) <= registers_per_sm);
+      }
+  }
+  CHECK(dsp::max_registers(true, true, 2) >= dsp::max_registers(false, true, 2));
+}
