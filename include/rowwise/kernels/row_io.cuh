@@ -66,24 +66,6 @@ __device__ __forceinline__ unsigned load_row_pack_raw(const T* row, int64_t col0
   return ok;
 }
 
-/// The same, converted to fp32.
-template <load_policy P, class T, int N>
-__device__ __forceinline__ unsigned load_row_pack(const T* row, int64_t col0, int64_t cols,
-                                                  float (&v)[N], float pad = 0.0f) {
-  aligned_array<T, N> a;
-  const unsigned ok = load_row_pack_raw<P>(row, col0, cols, a, from_float<T>(pad));
-  pack_to_float(a, v);
-  return ok;
-}
-
-/// Load a pack known to be whole and aligned (the interior of a row) as fp32: one access.
-template <load_policy P, class T, int N>
-__device__ __forceinline__ void load_whole_pack(const T* p, float (&v)[N]) {
-  aligned_array<T, N> a;
-  load_pack<P>(a, p);
-  pack_to_float(a, v);
-}
-
 /// Store fp32 values, each rounded once to T, as a whole aligned pack: one access.
 template <bool streaming, class T, int N>
 __device__ __forceinline__ void store_whole_pack(T* p, const float (&v)[N]) {
