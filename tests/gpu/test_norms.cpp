@@ -21,6 +21,7 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,16 @@ const char* to_string(norm_op op) {
 }
 
 float default_eps(norm_op op) { return op == norm_op::layer_norm ? 1e-5f : 1e-6f; }
+
+/// What the dispatch plan sees of each op.
+op_traits traits_of(norm_op op) {
+  switch (op) {
+    case norm_op::layer_norm: return plain_op;
+    case norm_op::rms_norm: return rms_op;
+    case norm_op::fused_add_rms_norm: return fused_op;
+  }
+  return plain_op;
+}
 
 // --- inputs --------------------------------------------------------------------------------------
 
@@ -231,8 +242,9 @@ tolerance norm_tolerance(norm_op op, dtype t, int64_t cols) {
 
 /// What is guaranteed between fused_add_rms_norm and `residual += x; rms_norm(residual)`:
 /// both normalise the same T values (the residual as stored) with the same op arithmetic, and the
-/// plan depends only on (rows, cols, sizeof T, pack width), not on the op. When both calls get the
-/// same plan (same kernel, pack, cluster and segments — the same reduction tree), the outputs are
+/// plan depends on (rows, cols, sizeof T, pack width) and on what the op declares (rms_norm and
+/// the fused op both stage long rows, but the fused op reads two matrices: its segments, hence
+/// its clusters, may differ). When both calls get the same plan (same kernel, pack, cluster and segments — the same reduction tree), the outputs are
 /// bit-identical; that is what is required here. Were the plans to differ, only the summation
 /// order would: then fp16/bf16 outputs may differ by one ulp of T (a value near a rounding
 /// midpoint), and fp32 ones by the accumulation error, i.e. the rms_norm tolerance.
@@ -288,10 +300,11 @@ void run_case(const norm_case& c, seeded_rng& rng) {
     std::unique_ptr<device_matrix> out_own;
     if (!L.in_place) out_own = std::make_unique<device_matrix>(c.t, c.rows, c.cols, c.cols + L.out_pad, L.out_offset);
     device_matrix& out = L.in_place ? in : *out_own;
-    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, {{in.data(), in.stride()}, {out.data(), out.stride()}}, dev);
+    const dsp::plan pl =
+        plan_of(c.t, c.rows, c.cols, {{in.data(), in.stride()}, {out.data(), out.stride()}}, dev, traits_of(c.op));
     INFO(describe(pl));
     CHECK(pl.pack_elems == (L.narrow ? 1 : widest_pack(c.t)));
-    CHECK(same_kernel(pl, plan_of(c.t, c.rows, c.cols, L, dev)));
+    CHECK(same_kernel(pl, plan_of(c.t, c.rows, c.cols, L, dev, traits_of(c.op))));
 
     const bool stats = c.op == norm_op::layer_norm && c.stats;
     stats_buffer mean_d(stats ? c.rows : 0), rstd_d(stats ? c.rows : 0);
@@ -350,7 +363,8 @@ void run_case(const norm_case& c, seeded_rng& rng) {
   device_matrix rm(c.t, c.rows, c.cols, c.cols + L.out_pad, L.out_offset);
   xm.upload(x);
   rm.upload(res_in);
-  const dsp::plan fused_plan = plan_of(c.t, c.rows, c.cols, {{xm.data(), xm.stride()}, {rm.data(), rm.stride()}}, dev);
+  const dsp::plan fused_plan =
+      plan_of(c.t, c.rows, c.cols, {{xm.data(), xm.stride()}, {rm.data(), rm.stride()}}, dev, fused_op);
   INFO(describe(fused_plan));
   CHECK(fused_plan.pack_elems == (L.narrow ? 1 : widest_pack(c.t)));
   const rowwise::status st = api::run_fused_add_rms_norm(c.t, c.w, api::as_mat(xm), api::as_mat(rm), gamma_v, eps, c.stream);
@@ -404,7 +418,8 @@ void run_case(const norm_case& c, seeded_rng& rng) {
   RW_CUDA(cudaStreamSynchronize(c.stream));
   const std::vector<double> got2 = out2.download();
   check_composition(c, xm, out2, fused_plan,
-                    plan_of(c.t, c.rows, c.cols, {{res2.data(), res2.stride()}, {out2.data(), out2.stride()}}, dev),
+                    plan_of(c.t, c.rows, c.cols, {{res2.data(), res2.stride()}, {out2.data(), out2.stride()}}, dev,
+                            rms_op),
                     got_x, got2);
 }
 
@@ -422,8 +437,8 @@ void combo(norm_case& c, int k) {
 
 TEST_CASE("norms: every regime boundary +-1 of the dispatch plan (layer_norm / rms_norm / fused_add_rms_norm)",
           "[gpu][norms]") {
-  // The plan does not depend on the op, so the boundaries are those of softmax; each boundary
-  // width runs all three ops when the case is small, else one op (rotating) per width.
+  // The boundaries of all three ops' plans (rms_norm and the fused op add the staged strategy's);
+  // each boundary width runs all three ops when the case is small, else one op (rotating) per width.
   seeded_rng rng("norms regime boundaries");
   INFO(rng.describe());
   const auto dev = device_limits_now();
@@ -438,7 +453,10 @@ TEST_CASE("norms: every regime boundary +-1 of the dispatch plan (layer_norm / r
       const int n = widest_pack(t);
       const call_layout layouts[] = {contiguous(), offset_both(n - 1), (ri++ % 2) ? offset_in_only() : offset_out_only()};
       for (const call_layout& L : layouts) {
-        const std::vector<int64_t> cols_list = regime_boundary_cols(t, rows, L, dev, max_elements);
+        std::set<int64_t> cols_set;
+        for (op_traits tr : {plain_op, rms_op, fused_op})
+          for (int64_t c : regime_boundary_cols(t, rows, L, dev, max_elements, tr)) cols_set.insert(c);
+        const std::vector<int64_t> cols_list(cols_set.begin(), cols_set.end());
         for (size_t i = 0; i < cols_list.size(); ++i) {
           const int64_t cols = cols_list[i];
           const bool all_ops = rows * cols <= small;
@@ -677,7 +695,7 @@ TEST_CASE("fused_add_rms_norm: agrees with residual += x then rms_norm in every 
         if (t == dtype::f32 && w == wtype::f32) continue;  // the same instantiation as W = T
         sanitizer_pick p = pick;
         p.t = t;
-        const int64_t cols = sanitizer_cols(p, dev);
+        const int64_t cols = sanitizer_cols(p, dev, p.r == regime::staged ? fused_op : plain_op);
         if (cols < 0) continue;
         norm_case c;
         c.op = norm_op::fused_add_rms_norm;
@@ -690,6 +708,53 @@ TEST_CASE("fused_add_rms_norm: agrees with residual += x then rms_norm in every 
         INFO("strategy: " << to_string(p.r));
         run_case(c, rng);
       }
+}
+
+// --- the staged strategy ---------------------------------------------------------------------------
+
+TEST_CASE("rms_norm / fused_add_rms_norm: long rows staged in shared memory (cluster sizes, uneven last "
+          "segment, few and many rows, strides, in place; misaligned rows fall back)",
+          "[gpu][norms]") {
+  seeded_rng rng("norms staged");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  struct staged_case {
+    dtype t;
+    int64_t cols;
+    int64_t rows;
+    call_layout layout;
+  };
+  const int64_t many = dev.sm_count * 3 + 5;  // several rows per cluster: the pipeline wraps stages
+  const staged_case cases[] = {
+      {dtype::bf16, 65536, many, contiguous()},       // 4 CTAs per row (fused: 8)
+      {dtype::f32, 32768, 7, contiguous()},           // few rows: clusters spread over the GPU
+      {dtype::f16, 131072 + 8, 5, strided(8)},        // 16-byte aligned stride; uneven segments
+      {dtype::f32, 20004, many, in_place()},          // 5001 packs: the last CTA's segment is shorter
+      {dtype::bf16, 262144, 3, contiguous()},         // the largest cluster
+      {dtype::f32, 65536, 2, offset_both(1)},         // rows start mid-pack: not staged
+      {dtype::bf16, 65536 + 3, 3, contiguous()},      // a partial last pack: not staged
+  };
+  int k = 0;
+  for (const staged_case& sc : cases)
+    for (norm_op op : {norm_op::rms_norm, norm_op::fused_add_rms_norm}) {
+      norm_case c;
+      c.op = op;
+      c.t = sc.t;
+      c.rows = sc.rows;
+      c.cols = sc.cols;
+      c.layout = (op == norm_op::fused_add_rms_norm && sc.layout.in_place) ? offset_both(0) : sc.layout;
+      c.stream = stream.get();
+      const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
+      INFO(describe(pl));
+      const bool aligned = c.layout.in_offset == 0 && c.layout.in_pad % widest_pack(c.t) == 0 &&
+                           c.cols % widest_pack(c.t) == 0;
+      const int64_t row_bytes = c.cols * elem_bytes(c.t) * traits_of(op).inputs;
+      const bool fits = row_bytes > dsp::staged_min_row_bytes && row_bytes <= 16 * dsp::staged_segment_bytes;
+      CHECK((pl.kind == dsp::strategy::staged) == (dev.clusters && aligned && fits));
+      combo(c, k++);
+      run_case(c, rng);
+    }
 }
 
 // --- invalid arguments ------------------------------------------------------------------------------
@@ -952,7 +1017,8 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
   int k = 0;
   for (const sanitizer_pick& p : sanitizer_picks(dev)) {
     INFO("strategy: " << to_string(p.r));
-    const int64_t cols = sanitizer_cols(p, dev);
+    // The staged strategy is rms_norm's (and the fused op's) choice: find its widths with rms_norm.
+    const int64_t cols = sanitizer_cols(p, dev, p.r == regime::staged ? rms_op : plain_op);
     if (cols < 0) {
       CHECK_FALSE(regime_required(p.r, dev));
       WARN("the plan never picks '" << to_string(p.r) << "' for " << p.rows << " rows on this device: not run");

@@ -93,6 +93,17 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
       if (pl.dynamic_smem != 0) return "streaming plan asks for dynamic shared memory";
       if (pl.threads_per_row != pl.block) return "chunked plan: threads_per_row != block";
       break;
+    case dsp::strategy::staged:
+      if (!p.staged_op) return "staged plan for an op that did not choose it";
+      if (dev.cc_major < 9) return "staged plan before sm_90";
+      if (p.head != 0 || p.cols % n != 0 || n * p.elem_bytes != 16) return "staged plan for rows not 16-byte aligned";
+      if (pl.dynamic_smem != int64_t{dsp::staged_stages} * p.row_inputs * pl.segment_packs * 16)
+        return "dynamic_smem != stages * inputs * segment * 16";
+      if (pl.dynamic_smem > cache_bytes) return "dynamic_smem > max_smem_optin - 1024";
+      if (pl.segment_packs * 16 * p.row_inputs > dsp::staged_segment_bytes) return "segment over the staging budget";
+      if (p.cols * p.elem_bytes * p.row_inputs <= dsp::staged_min_row_bytes) return "staged a row the L2 serves";
+      if (pl.threads_per_row != pl.block || !pl.persistent) return "staged plan: threads or grid";
+      break;
   }
   return "";
 }
@@ -105,7 +116,7 @@ struct sweep_result {
 
 /// Every cols in [1, max_cols] for one (rows, elem_bytes, pack, head) on dev.
 void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, int head, int64_t max_cols,
-           sweep_result& out) {
+           sweep_result& out, bool staged_op = false, int row_inputs = 1) {
   for (int64_t cols = 1; cols <= max_cols; ++cols) {
     dsp::problem p;
     p.rows = rows;
@@ -113,6 +124,8 @@ void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, i
     p.elem_bytes = elem_bytes;
     p.pack_elems = n;
     p.head = head;
+    p.staged_op = staged_op;
+    p.row_inputs = row_inputs;
     const dsp::plan pl = dsp::plan_rows(p, dev);
     ++out.plans;
     const std::string err = plan_error(p, pl, dev);
@@ -169,6 +182,54 @@ TEST_CASE("plan_rows: every cols 1..300000 gets a valid plan whose capacity cove
           }
       }
     }
+}
+
+TEST_CASE("plan_rows: ops that stage long rows (one or two inputs) get valid plans for every cols 1..300000",
+          "[host][plan]") {
+  for (const dsp::device_limits& dev : {h200_like(), a100_like()})
+    for (int elem_bytes : {4, 2})
+      for (int head : {0, 1, -1})
+        for (int inputs : {1, 2})
+          for (int64_t rows : {1, 100000}) {
+            sweep_result r;
+            sweep(dev, rows, elem_bytes, 16 / elem_bytes, head, 300000, r, true, inputs);
+            INFO("clusters " << dev.clusters << ", elem_bytes " << elem_bytes << ", head " << head << ", inputs "
+                             << inputs << ", rows " << rows << ": " << r.plans << " plans");
+            INFO(r.first);
+            CHECK(r.failures == 0);
+          }
+}
+
+TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of ops that choose it",
+          "[host][plan]") {
+  auto plan = [](const dsp::device_limits& dev, int64_t cols, int elem_bytes, int head, bool staged_op, int inputs) {
+    dsp::problem p;
+    p.rows = 100000;
+    p.cols = cols;
+    p.elem_bytes = elem_bytes;
+    p.pack_elems = 16 / elem_bytes;
+    p.head = head;
+    p.staged_op = staged_op;
+    p.row_inputs = inputs;
+    return dsp::plan_rows(p, dev);
+  };
+  const dsp::device_limits h200 = h200_like();
+  // bf16 65536: 128 KiB per row, segments of 32 KiB over a cluster of 4 (two inputs: 8).
+  dsp::plan pl = plan(h200, 65536, 2, 0, true, 1);
+  CHECK(pl.kind == dsp::strategy::staged);
+  CHECK(pl.cluster == 4);
+  pl = plan(h200, 65536, 2, 0, true, 2);
+  CHECK(pl.kind == dsp::strategy::staged);
+  CHECK(pl.cluster == 8);
+  // Not staged: ops that did not choose it, misaligned rows, rows that L2 serves, no sm_90.
+  CHECK(plan(h200, 65536, 2, 0, false, 1).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 65536, 2, 1, true, 1).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 65536 + 3, 2, 0, true, 1).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 32768, 2, 0, true, 1).kind != dsp::strategy::staged);
+  CHECK(plan(h200, 32768, 4, 0, true, 1).kind == dsp::strategy::staged);
+  CHECK(plan(a100_like(), 65536, 2, 0, true, 1).kind == dsp::strategy::streaming);
+  // Longer than 16 CTAs can stage: streams.
+  CHECK(plan(h200, 262144, 4, 0, true, 1).kind == dsp::strategy::streaming);
 }
 
 TEST_CASE("plan_rows: very long rows and very many rows stay valid (int64 sizes)", "[host][plan]") {

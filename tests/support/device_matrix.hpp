@@ -373,7 +373,19 @@ struct matrix_place {
 /// matrices are `places`, the input (x for fused_add_rms_norm) first: the pack width every matrix
 /// allows (choose_pack_elems) and the head the input's rows share (uniform_head; -1 when it
 /// varies from row to row).
-inline dsp::problem problem_of(dtype t, int64_t rows, int64_t cols, const std::vector<matrix_place>& places) {
+/// What the plan sees of the op (dispatch::problem's staged_op and row_inputs): softmax,
+/// log_softmax and layer_norm are plain; rms_norm stages long rows; fused_add_rms_norm stages
+/// them and reads two matrices per row.
+struct op_traits {
+  bool staged = false;
+  int inputs = 1;
+};
+inline constexpr op_traits plain_op{};
+inline constexpr op_traits rms_op{true, 1};
+inline constexpr op_traits fused_op{true, 2};
+
+inline dsp::problem problem_of(dtype t, int64_t rows, int64_t cols, const std::vector<matrix_place>& places,
+                               op_traits op = plain_op) {
   std::vector<dsp::row_layout> layouts;
   for (const matrix_place& m : places) layouts.push_back({reinterpret_cast<uintptr_t>(m.data), m.stride});
   dsp::problem p;
@@ -382,13 +394,15 @@ inline dsp::problem problem_of(dtype t, int64_t rows, int64_t cols, const std::v
   p.elem_bytes = elem_bytes(t);
   p.pack_elems = dsp::choose_pack_elems(layouts.data(), static_cast<int>(layouts.size()), p.elem_bytes, widest_pack(t));
   p.head = dsp::uniform_head(layouts[0], p.elem_bytes, p.pack_elems);
+  p.staged_op = op.staged;
+  p.row_inputs = op.inputs;
   return p;
 }
 
 /// The plan rowwise will launch for a call on these matrices.
 inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const std::vector<matrix_place>& places,
-                         const dsp::device_limits& dev) {
-  return dsp::plan_rows(problem_of(t, rows, cols, places), dev);
+                         const dsp::device_limits& dev, op_traits op = plain_op) {
+  return dsp::plan_rows(problem_of(t, rows, cols, places, op), dev);
 }
 
 inline const char* to_string(dsp::strategy s) {
@@ -396,12 +410,15 @@ inline const char* to_string(dsp::strategy s) {
     case dsp::strategy::registers: return "registers";
     case dsp::strategy::cached: return "cached";
     case dsp::strategy::streaming: return "streaming";
+    case dsp::strategy::staged: return "staged";
   }
   return "?";
 }
 
 /// The strategy families of DESIGN.md's regime table, as the tests name them.
-enum class regime { sub_warp, warp, block, cluster_registers, cached, cached_cluster, streaming, streaming_cluster };
+enum class regime {
+  sub_warp, warp, block, cluster_registers, cached, cached_cluster, streaming, streaming_cluster, staged
+};
 
 inline const char* to_string(regime r) {
   switch (r) {
@@ -413,6 +430,7 @@ inline const char* to_string(regime r) {
     case regime::cached_cluster: return "cluster split (shared-memory cache)";
     case regime::streaming: return "block per row (streaming, second pass from L2)";
     case regime::streaming_cluster: return "cluster split (streaming)";
+    case regime::staged: return "cluster split (staged in shared memory, read once)";
   }
   return "?";
 }
@@ -424,6 +442,7 @@ inline regime classify(const dsp::plan& p) {
       return p.threads_per_row < 32 ? regime::sub_warp : (p.threads_per_row == 32 ? regime::warp : regime::block);
     case dsp::strategy::cached: return p.cluster > 1 ? regime::cached_cluster : regime::cached;
     case dsp::strategy::streaming: break;
+    case dsp::strategy::staged: return regime::staged;
   }
   return p.cluster > 1 ? regime::streaming_cluster : regime::streaming;
 }
@@ -482,11 +501,12 @@ inline std::string describe(const call_layout& l) {
 }
 
 /// The plan for a call whose matrices lie as `L` says in fresh (256-byte aligned) allocations.
-inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const call_layout& L, const dsp::device_limits& dev) {
+inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const call_layout& L, const dsp::device_limits& dev,
+                         op_traits op = plain_op) {
   const int64_t eb = elem_bytes(t);
   const auto in = reinterpret_cast<const void*>(uintptr_t{0x100000} + static_cast<uintptr_t>(L.in_offset * eb));
   const auto out = L.in_place ? in : reinterpret_cast<const void*>(uintptr_t{0x200000} + static_cast<uintptr_t>(L.out_offset * eb));
-  return plan_of(t, rows, cols, {{in, cols + L.in_pad}, {out, cols + L.out_pad}}, dev);
+  return plan_of(t, rows, cols, {{in, cols + L.in_pad}, {out, cols + L.out_pad}}, dev, op);
 }
 
 /// Where the plan for `rows` rows laid out as `L` changes kernel (strategy, config or cluster) as
@@ -494,11 +514,12 @@ inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const call_layout&
 /// a multiple of the pack, rows have different heads and the plan assumes the worst one, so the
 /// plan can step back and forth within a pack's width of a boundary: every step is listed.)
 inline std::vector<int64_t> regime_transitions(dtype t, int64_t rows, const call_layout& L,
-                                               const dsp::device_limits& dev, int64_t max_cols) {
+                                               const dsp::device_limits& dev, int64_t max_cols,
+                                               op_traits op = plain_op) {
   std::vector<int64_t> out;
-  dsp::plan prev = plan_of(t, rows, 1, L, dev);
+  dsp::plan prev = plan_of(t, rows, 1, L, dev, op);
   for (int64_t c = 2; c <= max_cols; ++c) {
-    const dsp::plan p = plan_of(t, rows, c, L, dev);
+    const dsp::plan p = plan_of(t, rows, c, L, dev, op);
     if (p.kind != prev.kind || p.config != prev.config || p.cluster != prev.cluster) out.push_back(c);
     prev = p;
   }
@@ -507,10 +528,11 @@ inline std::vector<int64_t> regime_transitions(dtype t, int64_t rows, const call
 
 /// cols values t - 1, t, t + 1 around every transition, limited to rows * cols <= max_elements.
 inline std::vector<int64_t> regime_boundary_cols(dtype t, int64_t rows, const call_layout& L,
-                                                 const dsp::device_limits& dev, int64_t max_elements) {
+                                                 const dsp::device_limits& dev, int64_t max_elements,
+                                                 op_traits op = plain_op) {
   const int64_t max_cols = max_elements / std::max<int64_t>(rows, 1);
   std::set<int64_t> cols;
-  for (int64_t c : regime_transitions(t, rows, L, dev, max_cols + 1))
+  for (int64_t c : regime_transitions(t, rows, L, dev, max_cols + 1, op))
     for (int64_t d : {c - 1, c, c + 1})
       if (d >= 1 && d <= max_cols) cols.insert(d);
   return {cols.begin(), cols.end()};
@@ -520,9 +542,9 @@ inline std::vector<int64_t> regime_boundary_cols(dtype t, int64_t rows, const ca
 /// regime `want`; -1 if there is none (e.g. cluster regimes on a device without clusters).
 inline int64_t first_cols_in_regime(regime want, dtype t, int64_t rows, const call_layout& L,
                                     const dsp::device_limits& dev, int64_t min_cols = 1,
-                                    int64_t max_cols = int64_t{1} << 22) {
+                                    int64_t max_cols = int64_t{1} << 22, op_traits op = plain_op) {
   for (int64_t c = min_cols; c <= max_cols; ++c)
-    if (classify(plan_of(t, rows, c, L, dev)) == want) return c;
+    if (classify(plan_of(t, rows, c, L, dev, op)) == want) return c;
   return -1;
 }
 
@@ -549,6 +571,8 @@ inline std::vector<sanitizer_pick> sanitizer_picks(const dsp::device_limits& dev
       {regime::cached_cluster, dtype::f32, 1, in_place(1)},
       {regime::streaming, dtype::f32, many, offset_out_only()},
       {regime::streaming_cluster, dtype::bf16, 1, contiguous()},
+      // Only ops that stage long rows reach it (the rms_norm family; sanitizer_cols with rms_op).
+      {regime::staged, dtype::bf16, many, contiguous()},
   };
 }
 
@@ -561,17 +585,21 @@ inline bool regime_required(regime r, const dsp::device_limits& dev) {
     case regime::cached_cluster:
     case regime::streaming_cluster: return dev.clusters;
     case regime::cached: return false;
+    case regime::staged: return false;  // a policy choice of some ops on sm_90
     default: return true;
   }
 }
 
 /// The cols of a pick (sub-warp rows get at least 7 elements); -1 if the plan never reaches the
 /// regime for these rows here.
-inline int64_t sanitizer_cols(const sanitizer_pick& p, const dsp::device_limits& dev) {
+inline int64_t sanitizer_cols(const sanitizer_pick& p, const dsp::device_limits& dev, op_traits op = plain_op) {
   if (!dev.clusters && (p.r == regime::cluster_registers || p.r == regime::cached_cluster ||
                         p.r == regime::streaming_cluster))
     return -1;
-  return first_cols_in_regime(p.r, p.t, p.rows, p.layout, dev, p.r == regime::sub_warp ? 7 : 1);
+  if (p.r == regime::staged && !op.staged) return -1;
+  // The staged regime starts past 32768 16-bit columns: search from there.
+  const int64_t from = p.r == regime::sub_warp ? 7 : (p.r == regime::staged ? 32768 : 1);
+  return first_cols_in_regime(p.r, p.t, p.rows, p.layout, dev, from, int64_t{1} << 22, op);
 }
 
 // --- small helpers -------------------------------------------------------------------------------

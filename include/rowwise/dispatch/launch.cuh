@@ -12,6 +12,7 @@
 #include "rowwise/dispatch/plan.hpp"
 #include "rowwise/kernels/chunked_kernel.cuh"
 #include "rowwise/kernels/registers_kernel.cuh"
+#include "rowwise/kernels/staged_kernel.cuh"
 #include "rowwise/status.hpp"
 
 namespace rowwise {
@@ -42,18 +43,28 @@ row_kernel_fn<Op, T> kernel_for(const plan& pl) {
       return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll_for(N), true>;
     case strategy::streaming:
       return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll_for(N), false>;
+    case strategy::staged:
+      // Only 16-byte packs are staged (plan.hpp: stageable); other widths never get here.
+      if constexpr (N * sizeof(T) == 16)
+        return &kernels::staged_kernel<Op, T, N, staged_block, staged_stages, staged_unroll_for(N),
+                                       staged_min_blocks>;
+      else
+        return nullptr;
   }
   return nullptr;
 }
 
-/// Launch `pl` (already planned for pack width N). Every CUDA call's error is returned.
-template <class Msg, class Op, class T, int N>
-status launch_plan(const plan& pl, const kernels::row_io<T>& io, const Op& op,
-                   const device_limits& dev, cudaStream_t stream) {
-  const row_kernel_fn<Op, T> kernel = kernel_for<Op, T, N>(pl);
+/// Launch `kernel`, an instantiation of the strategy `pl` names, with the plan's block, cluster
+/// and shared memory. Every CUDA call's error is returned.
+template <class Msg, class Op, class T>
+status launch_kernel(const plan& pl, row_kernel_fn<Op, T> kernel, const kernels::row_io<T>& io,
+                     const Op& op, const device_limits& dev, cudaStream_t stream) {
+  if (kernel == nullptr) return status::not_supported(Msg::plan);
   const int smem = static_cast<int>(pl.dynamic_smem);
   cudaError_t e = cudaSuccess;
-  if (smem > 48 * 1024) {
+  // Any dynamic shared memory opts in: the static shared memory of the kernel adds to it, so
+  // even 48 KiB of dynamic memory can exceed the default limit.
+  if (smem > 0) {
     e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
   }
@@ -66,22 +77,7 @@ status launch_plan(const plan& pl, const kernels::row_io<T>& io, const Op& op,
   // CTA as soon as one retires, so loads of new rows overlap the stores of finished ones instead
   // of each CTA serialising its own. Clusters keep a persistent grid: each cluster launch and
   // start barrier costs more than a loop step. gridDim.x is capped; the kernels loop for the rest.
-  int64_t grid = pl.max_useful_blocks;
-  if (pl.persistent) {
-    int per_sm = 0;
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, pl.block, smem);
-    if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
-    if (per_sm < 1) per_sm = 1;
-    const int64_t resident = static_cast<int64_t>(per_sm) * dev.sm_count;
-    if (grid > resident) grid = resident;
-  }
-  constexpr int64_t max_grid = 0x7fffffff;
-  if (grid > max_grid) grid = max_grid;
-  grid -= grid % pl.cluster;
-  if (grid < pl.cluster) grid = pl.cluster;
-
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(grid));
   config.blockDim = dim3(static_cast<unsigned>(pl.block));
   config.dynamicSmemBytes = static_cast<size_t>(smem);
   config.stream = stream;
@@ -94,6 +90,33 @@ status launch_plan(const plan& pl, const kernels::row_io<T>& io, const Op& op,
     attr[attrs].val.clusterDim.z = 1;
     ++attrs;
   }
+
+  int64_t grid = pl.max_useful_blocks;
+  if (pl.persistent) {
+    // As many CTAs (clusters) as can be resident at once, so that none waits for a second wave.
+    // A cluster must fit one GPC, so clusters are counted as such, not as SMs / cluster size.
+    int64_t resident = 0;
+    if (pl.cluster > 1) {
+      config.gridDim = dim3(static_cast<unsigned>(pl.cluster));
+      config.attrs = attr;
+      config.numAttrs = attrs;
+      int clusters = 0;
+      e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+      if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
+      resident = static_cast<int64_t>(clusters > 0 ? clusters : 1) * pl.cluster;
+    } else {
+      int per_sm = 0;
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, pl.block, smem);
+      if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
+      resident = static_cast<int64_t>(per_sm > 0 ? per_sm : 1) * dev.sm_count;
+    }
+    if (grid > resident) grid = resident;
+  }
+  constexpr int64_t max_grid = 0x7fffffff;
+  if (grid > max_grid) grid = max_grid;
+  grid -= grid % pl.cluster;
+  if (grid < pl.cluster) grid = pl.cluster;
+  config.gridDim = dim3(static_cast<unsigned>(grid));
   if (programmatic_dependent_launch && dev.cc_major >= 9) {
     // The kernels wait for the previous grid before touching memory (kernels/grid_dependency.cuh).
     attr[attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -104,6 +127,13 @@ status launch_plan(const plan& pl, const kernels::row_io<T>& io, const Op& op,
   config.numAttrs = attrs;
   e = cudaLaunchKernelEx(&config, kernel, io, op, pl.segment_packs);
   return status::from_cuda(e, Msg::launch);
+}
+
+/// Launch `pl` (already planned for pack width N).
+template <class Msg, class Op, class T, int N>
+status launch_plan(const plan& pl, const kernels::row_io<T>& io, const Op& op,
+                   const device_limits& dev, cudaStream_t stream) {
+  return launch_kernel<Msg>(pl, kernel_for<Op, T, N>(pl), io, op, dev, stream);
 }
 
 /// Plan and launch an op over validated matrices. `layouts` lists every matrix of the call
@@ -122,6 +152,8 @@ status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* la
   p.elem_bytes = static_cast<int>(sizeof(T));
   p.pack_elems = choose_pack_elems(layouts, layout_count, p.elem_bytes, widest);
   p.head = uniform_head(layouts[0], p.elem_bytes, p.pack_elems);
+  p.row_inputs = Op::fuses_residual ? 2 : 1;
+  p.staged_op = kernels::op_staged_long_rows<Op>::value;
   const plan pl = plan_rows(p, dev);
   if (!pl.valid) return status::not_supported(Msg::plan);
   if (pl.pack_elems == widest) return launch_plan<Msg, Op, T, widest>(pl, io, op, dev, stream);

@@ -15,6 +15,7 @@ enum class strategy {
   registers,  // kernels::registers_kernel: sub-warp / warp / block (and cluster) rows in registers
   cached,     // kernels::chunked_kernel<Cached = true>: segment of the row in shared memory
   streaming,  // kernels::chunked_kernel<Cached = false>: pass 2 re-reads the row
+  staged,     // kernels::staged_kernel: segments staged in shared memory, read once (sm_90)
 };
 
 struct problem {
@@ -24,6 +25,8 @@ struct problem {
   int pack_elems = 4;   // N: elements per vector access (16 / sizeof(T), or 1 when misaligned)
   int head = -1;        // elements before the first N-aligned one in every row (0..N-1), or -1
                         // when rows differ (row stride not a multiple of N): plan for N-1
+  int row_inputs = 1;   // matrices read per row (2 for ops that fuse a residual)
+  bool staged_op = false;  // the op runs long rows on the staged strategy (its choice, measured)
 };
 
 struct plan {
@@ -36,7 +39,7 @@ struct plan {
   int cluster = 1;                // CTAs per row (1: no cluster)
   int64_t rows_per_step = 1;      // rows one block (cluster) handles per loop step
   int64_t segment_packs = 0;      // packs of a row each CTA handles
-  int64_t dynamic_smem = 0;       // bytes (cached strategy)
+  int64_t dynamic_smem = 0;       // bytes (cached and staged strategies)
   int64_t max_useful_blocks = 0;  // CTAs that still get a row (the launcher caps by occupancy)
   bool persistent = false;        // grid sized by occupancy, blocks loop over row steps; else
                                   // one CTA (cluster) per row step
@@ -116,12 +119,50 @@ constexpr plan make_chunked_plan(const problem& p, bool cached, int cluster, int
   return out;
 }
 
+/// Rows the staged strategy can move: its 16-byte copies need every row to start 16-byte aligned
+/// and to be a whole number of 16-byte packs; it exchanges partials by sm_90 cluster stores.
+constexpr bool stageable(const problem& p, const device_limits& dev) {
+  return p.staged_op && dev.cc_major >= 9 && p.head == 0 && p.pack_elems * p.elem_bytes == 16 &&
+         p.cols % p.pack_elems == 0 &&
+         p.cols * p.elem_bytes * p.row_inputs > staged_min_row_bytes;
+}
+
+/// A staged plan: `cluster` CTAs per row, each staging `segment` packs of every input per stage.
+constexpr plan make_staged_plan(const problem& p, int cluster, int64_t segment) {
+  plan out;
+  out.kind = strategy::staged;
+  out.pack_elems = p.pack_elems;
+  out.threads_per_row = staged_block;
+  out.packs_per_thread = staged_unroll_for(p.pack_elems);
+  out.block = staged_block;
+  out.cluster = cluster;
+  out.rows_per_step = 1;
+  out.segment_packs = segment;
+  out.dynamic_smem = static_cast<int64_t>(staged_stages) * p.row_inputs * segment * 16;
+  out.max_useful_blocks = p.rows * cluster;
+  out.persistent = true;  // each CTA keeps its next rows' loads in flight
+  out.valid = true;
+  return out;
+}
+
+/// The smallest cluster (from `from`, powers of two) whose CTAs stage their segment of every
+/// input within staged_segment_bytes per stage; 0 when none does.
+constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t packs, int from) {
+  for (int c = from; c <= max_cluster; c *= 2) {
+    if (c > 1 && !dev.clusters) return 0;
+    if (ceil_div(packs, c) * 16 * p.row_inputs <= staged_segment_bytes) return c;
+  }
+  return 0;
+}
+
 /// Choose how to run `p` on `dev`:
 /// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
 ///    (each CTA then holds a segment in registers);
-/// 2. longer rows, many of them: one CTA per row, streaming (the second pass re-reads the row);
-/// 3. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
+/// 2. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
+///    the smallest cluster whose segments fit the staging budget (at least the spread cluster);
+/// 3. otherwise longer rows, many of them: one CTA per row, streaming (pass 2 re-reads the row);
+/// 4. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
 ///    stream it when even 16 CTAs' shared memory cannot hold the row.
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   const int n = p.pack_elems;
@@ -138,7 +179,13 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     if (cfg >= 0) return make_registers_plan(p, cfg, 1, packs);
   }
 
-  // Rows longer than a block's registers. With rows enough to fill the GPU, stream them with
+  // Rows longer than a block's registers, aligned, on sm_90: staged (one read, one write).
+  if (stageable(p, dev)) {
+    const int c = staged_cluster(p, dev, packs, spread);
+    if (c > 0) return make_staged_plan(p, c, ceil_div(packs, c));
+  }
+
+  // Otherwise (misaligned rows, older GPUs). With rows enough to fill the GPU, stream them with
   // one CTA per row: measured on the H200 (bench/results/2026-11-30-plan-sweep.log) it beat
   // the shared-memory cache, with or without a cluster, at 32768-262144 columns, because a
   // cluster barrier per row costs ~0.6 us and the cache's 100-200 KiB leaves one CTA per SM.

@@ -88,6 +88,27 @@ constexpr int chunked_unroll_for(int pack_elems) {
   return pack_elems >= 4 ? 32 / pack_elems : 8;
 }
 
+/// kernels::staged_kernel (long rows staged in shared memory): threads per block, stages (rows
+/// resident per CTA: pass 2 of one, pass 1 of the next, the others loading), the largest
+/// segment of a row one CTA stages per stage, values per thread per step of its passes, and the
+/// CTAs per SM its register budget must allow.
+/// Measured on the H200 (bench/NOTES.md 18) over 256-512 threads, 3-4 stages, 16-64 KiB
+/// segments, 16-32 values and 1-8 CTAs per SM: 512 threads, 3 stages, 32 KiB per stage (all
+/// inputs), 16 values and two CTAs per SM (64 registers) was best for the rms_norm family.
+inline constexpr int staged_block = 512;
+inline constexpr int staged_stages = 3;
+inline constexpr int64_t staged_segment_bytes = 32 * 1024;
+inline constexpr int staged_values_per_step = 16;
+inline constexpr int staged_min_blocks = 2;
+/// Stage only rows that read more than this many bytes (all inputs): up to it the streaming
+/// strategy's second read is served by L2 (its resident rows fit) and was as fast or faster
+/// (rms_norm fp32 16384: 94 % streaming vs 91 % staged; bf16 32768: 90 vs 86 %); above it the
+/// second read goes to DRAM (fp32 65536: 58 vs 89 %). bench/NOTES.md 18.
+inline constexpr int64_t staged_min_row_bytes = 64 * 1024;
+constexpr int staged_unroll_for(int pack_elems) {
+  return staged_values_per_step / pack_elems > 0 ? staged_values_per_step / pack_elems : 1;
+}
+
 /// Split rows over a cluster only when each CTA of the split still gets this many packs (16 KiB):
 /// below it one CTA's loads are all in flight at once anyway, and the split only adds the
 /// cluster launch and barrier (about 0.3 us, H200-FACTS.md).

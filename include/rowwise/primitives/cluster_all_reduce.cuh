@@ -26,6 +26,8 @@
 
 #include <cooperative_groups.h>
 
+#include "rowwise/primitives/cluster_shape.cuh"
+
 namespace rowwise {
 
 template <int MaxClusterSize, class Reducer>
@@ -39,22 +41,14 @@ struct cluster_all_reduce {
 
   /// CTAs in this CTA's cluster (1 without clusters or before sm_90).
   __device__ __forceinline__ static unsigned size() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (MaxClusterSize == 1) return 1;  // known at compile time: no cluster
-    return cooperative_groups::this_cluster().num_blocks();
-#else
-    return 1;
-#endif
+    return cluster_ctas();
   }
 
   /// This CTA's rank in its cluster (0 without clusters).
   __device__ __forceinline__ static unsigned rank() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (MaxClusterSize == 1) return 0;
-    return cooperative_groups::this_cluster().block_rank();
-#else
-    return 0;
-#endif
+    return cluster_cta_rank();
   }
 
   /// Every thread, once, at kernel entry (no-op without a cluster).

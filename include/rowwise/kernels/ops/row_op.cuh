@@ -28,6 +28,9 @@
 //   first_partial(v, ok) -> first value; shift_of(first total) -> float;
 //   second_partial(v, ok, shift) -> second value; finalize_two_pass(shift, second total) -> state
 //
+// Optionally `static constexpr bool staged_long_rows = true;`: rows longer than registers hold
+// go to staged_kernel instead of chunked_kernel (a measured choice per op, dispatch/plan.hpp).
+//
 // and three hooks for strategies that hold the whole row segment of a thread in registers,
 // which lets an op keep intermediate results instead of recomputing them (softmax keeps
 // exp(x - m_thread), so it needs one exponential per element, not two). row_op_base gives the

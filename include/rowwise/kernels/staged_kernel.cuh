@@ -1,0 +1,199 @@
+// rowwise/kernels/staged_kernel.cuh — long rows staged in shared memory: one row segment per CTA
+// (a cluster of CTAs per row), the next rows' loads in flight while this one is reduced and
+// written. Every element is read from DRAM once and written once.
+//
+// Why: a long row cannot stay in registers, and re-reading it (chunked_kernel's streaming form)
+// goes back to DRAM once the resident rows outgrow L2 — 3 units of traffic for 2 (ncu,
+// bench/NOTES.md 17). Here each thread copies its packs of a row segment into a shared-memory
+// stage with cp.async (no registers held while the bytes are in flight), Stages - 2 rows ahead.
+//
+// Per step k (this CTA's rows first_row + k * clusters, row k in stage k % Stages):
+//   refill the stage of row k - 1 with row k + Stages - 1;
+//   pass 1 of row k + 1: partial over its stage, block all-reduce, push to the cluster;
+//   collect row k's cluster partials (pushed one step earlier: the exchange's latency is hidden
+//   behind pass 1 of the next row), finalize, pass 2: outputs to global memory with ordinary
+//   stores (they hold no stage once issued).
+// A thread reads only the packs it copied itself, so the stages need no barrier; the block
+// all-reduce and the cluster exchange (cluster_push_reduce.cuh: no cluster barrier per row) are
+// the only synchronisation.
+// Residual-fusing ops stage x and the residual side by side; pass 1 forms round(x + r), stores
+// it to the residual row and keeps it in the stage for pass 2.
+//
+// Why not the bulk-copy engine (TMA): measured on the H200 (bench/NOTES.md 18), bulk loads and
+// stores driven by a producer warp ran no faster than cp.async at any configuration tried.
+//
+// Requirements (checked by the plan): every row starts 16-byte aligned and has a whole number of
+// 16-byte packs (N = 16 / sizeof(T), cols % N == 0).
+#pragma once
+
+#include <type_traits>
+
+#include "rowwise/dispatch/policy.hpp"
+#include "rowwise/kernels/grid_dependency.cuh"
+#include "rowwise/kernels/row_all_reduce.cuh"
+#include "rowwise/kernels/row_io.cuh"
+#include "rowwise/kernels/slot_mask.cuh"
+#include "rowwise/primitives/async_copy.cuh"
+#include "rowwise/primitives/block_all_reduce.cuh"
+#include "rowwise/primitives/cluster_push_reduce.cuh"
+#include "rowwise/primitives/cluster_shape.cuh"
+
+namespace rowwise {
+namespace kernels {
+
+/// Ops that declare `staged_long_rows = true` (row_op.cuh) run rows too long for registers on
+/// this kernel; the others keep chunked_kernel.
+template <class Op, class = void>
+struct op_staged_long_rows : std::false_type {};
+template <class Op>
+struct op_staged_long_rows<Op, std::enable_if_t<Op::staged_long_rows>> : std::true_type {};
+
+template <class Op, class T, int N, int Block, int Stages, int Unroll, int MinBlocks>
+__global__ void __launch_bounds__(Block, MinBlocks)
+staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
+  using reducer = typename Op::reducer;
+  using value = typename Op::value;
+  using block_reduce = block_all_reduce<Block, reducer>;
+  using cluster_reduce = cluster_push_reduce<Block, max_cluster_size, reducer>;
+  using pack = aligned_array<T, N>;
+  constexpr bool fused = Op::fuses_residual;
+  constexpr int regions = fused ? 2 : 1;  // x (and the residual) per stage
+  static_assert(sizeof(pack) == 16, "staged rows move in 16-byte packs");
+  static_assert(Stages >= 3, "two rows in use (pass 2 of one, pass 1 of the next), one loading");
+
+  __shared__ typename block_reduce::storage red[2];
+  __shared__ typename cluster_reduce::storage exchange;
+  extern __shared__ __align__(16) unsigned char dynamic_smem[];
+  pack* const stages = reinterpret_cast<pack*>(dynamic_smem);
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const unsigned csize = cluster_ctas();
+  const unsigned rank = cluster_cta_rank();
+  const int64_t clusters = gridDim.x / csize;
+  const int64_t first_row = blockIdx.x / csize;
+  const int64_t row_packs_n = io.cols / N;
+  const int64_t seg_begin = rank * segment_packs;
+  const int64_t seg_end0 = seg_begin + segment_packs;
+  const int64_t seg_end = seg_end0 < row_packs_n ? seg_end0 : row_packs_n;
+  const int seg_len = seg_end > seg_begin ? static_cast<int>(seg_end - seg_begin) : 0;
+  const int64_t seg_col = seg_begin * N;
+  auto region = [&](int stage, int which) { return stages + (stage * regions + which) * segment_packs; };
+  // A thread copies, and later reads, only its own packs p = tid + i * Block of the segment: its
+  // own cp.async.wait_group makes them visible to it, no barrier needed.
+  auto copy_row = [&](int stage, int64_t row) {
+    if (row < io.rows) {
+      const T* in_seg = io.in + row * io.in_stride + seg_col;
+      const T* res_seg = fused ? io.residual + row * io.residual_stride + seg_col : nullptr;
+      pack* xs = region(stage, 0);
+      pack* rs = region(stage, regions - 1);
+      for (int p = tid; p < seg_len; p += Block) {
+        async_copy::copy16(xs + p, in_seg + static_cast<int64_t>(p) * N);
+        if constexpr (fused) async_copy::copy16(rs + p, res_seg + static_cast<int64_t>(p) * N);
+      }
+    }
+    async_copy::commit();  // one group per row step, empty or not, so the counts below hold
+  };
+
+  if (tid == 0) {
+    cluster_reduce::init(exchange);
+    mbarrier::init_fence();
+  }
+  __syncthreads();
+  wait_for_prior_grids();  // before any global memory access (grid_dependency.cuh)
+  allow_dependent_grids();
+  cluster_reduce::start_arrive(csize);
+  for (int s = 0; s < Stages - 1; ++s) copy_row(s, first_row + s * clusters);
+  cluster_reduce::start_wait(csize);
+
+  // Pass 1 of a row: its segment's partial, all-reduced over the block and pushed to the
+  // cluster. Unroll packs per thread per step, all read before use. Fused: round(x + r) is
+  // stored to the residual row here and kept in the stage for pass 2.
+  auto pass1 = [&](int stage, int64_t row, int64_t step) {
+    pack* const xs = region(stage, 0);
+    T* const res_row = fused ? io.residual + row * io.residual_stride + seg_col : nullptr;
+    value acc = reducer::identity();
+    for (int base = 0; base < seg_len; base += Block * Unroll) {
+      float v[Unroll * N];
+      slot_mask<Unroll * N> ok;
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        const int p = base + u * Block + tid;
+        float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
+        if (p < seg_len) {
+          pack_to_float(xs[p], pv);
+          if constexpr (fused) {
+            float r[N];
+            pack_to_float(region(stage, 1)[p], r);
+#pragma unroll
+            for (int j = 0; j < N; ++j) pv[j] += r[j];
+            pack stored;  // rounded once to T, as stored; the op reduces that
+            float_to_pack(pv, stored);
+            pack_to_float(stored, pv);
+            xs[p] = stored;
+            store_pack<dispatch::streaming_stores>(res_row + static_cast<int64_t>(p) * N, stored);
+          }
+          ok.set_pack(u * N, (1u << N) - 1u);
+        } else {
+#pragma unroll
+          for (int j = 0; j < N; ++j) pv[j] = Op::pad;
+        }
+      }
+      acc = reducer{}(acc, op.partial(v, ok));
+    }
+    const value block_total = block_reduce::reduce(acc, red[step & 1]);
+    cluster_reduce::push(block_total, exchange, csize, rank, step);
+    return block_total;
+  };
+
+  // Pass 2: outputs straight to global memory (ordinary stores hold no stage once issued).
+  auto pass2 = [&](int stage, int64_t row, const typename Op::state& st) {
+    const pack* const xs = region(stage, 0);
+    T* const out_row = io.out + row * io.out_stride + seg_col;
+    for (int base = 0; base < seg_len; base += Block * Unroll) {
+      float v[Unroll * N];
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        const int p = base + u * Block + tid;
+        if (p < seg_len) pack_to_float(xs[p], *reinterpret_cast<float(*)[N]>(&v[u * N]));
+      }
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        const int p = base + u * Block + tid;
+        if (p < seg_len) {
+          float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
+          op.apply(pv, seg_col + static_cast<int64_t>(p) * N, st);
+          store_whole_pack<dispatch::streaming_stores>(out_row + static_cast<int64_t>(p) * N, pv);
+        }
+      }
+    }
+  };
+
+  // Row k is this CTA's row first_row + k * clusters, in stage k % Stages. Step k overlaps pass 1
+  // of row k + 1 with the cluster exchange of row k, then finishes row k; rows k + 2 ...
+  // k + Stages - 1 are loading meanwhile.
+  const int64_t my_rows = first_row < io.rows ? (io.rows - 1 - first_row) / clusters + 1 : 0;
+  if (my_rows > 0) {
+    async_copy::wait<Stages - 2>();  // row 0 (of the Stages - 1 rows in flight) has landed
+    value current = pass1(0, first_row, 0);
+    for (int64_t k = 0; k < my_rows; ++k) {
+      const int64_t row = first_row + k * clusters;
+      // The stage of row k - 1 was read out by this thread last step: refill it.
+      copy_row(static_cast<int>((k + Stages - 1) % Stages), row + (Stages - 1) * clusters);
+      value next = current;
+      if (k + 1 < my_rows) {
+        async_copy::wait<Stages - 2>();  // row k + 1 has landed
+        next = pass1(static_cast<int>((k + 1) % Stages), row + clusters, k + 1);
+      }
+      const value total = cluster_reduce::collect(current, exchange, csize, k);
+      const auto st = op.finalize(total);
+      pass2(static_cast<int>(k % Stages), row, st);
+      if (tid == 0 && rank == 0) op.store_stats(row, st);
+      current = next;
+    }
+  }
+  async_copy::wait<0>();
+  cluster_reduce::finish(csize);
+}
+
+}  // namespace kernels
+}  // namespace rowwise

@@ -1,0 +1,123 @@
+// rowwise/primitives/cluster_push_reduce.cuh — all-reduce over the CTAs of a cluster without a
+// cluster barrier: each CTA pushes its partial into every CTA's shared memory with asynchronous
+// remote stores that count bytes on the receiver's transaction barrier (sm_90+).
+//
+// Why not cluster_all_reduce: its cluster barrier needs every thread of every CTA, which a CTA
+// with a producer warp (staged_kernel) cannot give once per row without stalling the producer;
+// and a full barrier makes every CTA wait for every other's arrival twice. Here a CTA only waits
+// until all partials of the row have landed in its own shared memory.
+//
+// Contract
+// - Threads [0, Threads) of every CTA of a 1-D cluster call push() then collect() for row steps
+//   i = 0, 1, 2, ... (the same steps in every CTA), each holding its CTA's aggregate (the same
+//   in every such thread, e.g. from block_all_reduce). collect() returns the cluster aggregate,
+//   bit-identical across the cluster (partials merged in rank order). Between push(i) and
+//   collect(i) a CTA may push(i + 1) (work of the next row overlaps this row's exchange).
+// - init() by one thread before use, then a block barrier; then every thread of every CTA
+//   arrives on the cluster barrier (start_arrive, release) and waits on it (start_wait,
+//   acquire) before its CTA's first reduce(): a CTA's barriers must be initialised before any
+//   peer pushes into it. Before exiting, every thread of every CTA does finish() (a full
+//   cluster barrier): pushes into a CTA must land before it exits.
+// - Sets slot sets rotate by step. With pushes at most one step ahead of collects, a CTA pushes
+//   step i + 1 once it has collected step i - 1, which only proves that every peer has collected
+//   step i - 3: 4 sets keep the push of step i + 1 off every set a peer may still be reading.
+// - The value type is trivially copyable, at most 16 bytes.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "rowwise/primitives/transaction_barrier.cuh"
+
+namespace rowwise {
+
+template <int Threads, int MaxClusterSize, class Reducer, int Sets = 4>
+struct cluster_push_reduce {
+  using value_type = typename Reducer::value_type;
+  static_assert(sizeof(value_type) <= 16, "a partial is pushed as one 16-byte store");
+  static_assert(MaxClusterSize >= 1 && MaxClusterSize <= 16 && Threads >= MaxClusterSize, "");
+  static_assert(Sets >= 2, "");
+
+  struct alignas(16) word4 {
+    uint32_t w[4];
+  };
+  struct storage {
+    word4 slot[Sets][MaxClusterSize];
+    mbarrier::barrier landed[Sets];
+  };
+
+  __device__ __forceinline__ static void init(storage& s) {
+#pragma unroll
+    for (int i = 0; i < Sets; ++i) mbarrier::init(&s.landed[i], 1);
+  }
+
+  /// All threads of the CTA, once, after init's block barrier (no-op for a cluster of one).
+  __device__ __forceinline__ static void start_arrive(unsigned csize) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (csize > 1) asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
+  }
+  __device__ __forceinline__ static void start_wait(unsigned csize) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (csize > 1) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+  }
+  /// All threads of the CTA, once, before exit.
+  __device__ __forceinline__ static void finish(unsigned csize) {
+    start_arrive(csize);
+    start_wait(csize);
+  }
+
+  /// Send this CTA's partial of step `step` to every CTA of the cluster (threads [0, csize)
+  /// store, thread 0 arms the local barrier). Returns at once.
+  __device__ __forceinline__ static void push(const value_type& mine, storage& s, unsigned csize,
+                                              unsigned rank, int64_t step) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (csize <= 1) return;
+    const int q = static_cast<int>(step % Sets);
+    const int tid = static_cast<int>(threadIdx.x);
+    if (tid < static_cast<int>(csize)) {
+      word4 w = {};
+      memcpy(&w, &mine, sizeof(value_type));
+      const uint32_t slot = mbarrier::shared_address(&s.slot[q][rank]);
+      const uint32_t bar = mbarrier::shared_address(&s.landed[q]);
+      uint32_t remote_slot, remote_bar;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_slot) : "r"(slot), "r"(tid));
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(bar), "r"(tid));
+      asm volatile(
+          "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(
+              remote_slot),
+          "r"(w.w[0]), "r"(w.w[1]), "r"(w.w[2]), "r"(w.w[3]), "r"(remote_bar)
+          : "memory");
+    }
+    if (tid == 0) mbarrier::expect_bytes(&s.landed[q], csize * static_cast<uint32_t>(sizeof(word4)));
+#endif
+  }
+
+  /// Wait for every CTA's partial of step `step` and merge them in rank order (same bits in
+  /// every CTA). With a cluster of one, returns `mine`.
+  __device__ __forceinline__ static value_type collect(const value_type& mine, storage& s,
+                                                       unsigned csize, int64_t step,
+                                                       Reducer op = {}) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (csize <= 1) return mine;
+    const int q = static_cast<int>(step % Sets);
+    mbarrier::wait(&s.landed[q], static_cast<uint32_t>((step / Sets) & 1));
+    value_type v;
+    memcpy(&v, &s.slot[q][0], sizeof(value_type));
+#pragma unroll
+    for (int r = 1; r < MaxClusterSize; ++r) {
+      if (r < static_cast<int>(csize)) {
+        value_type o;
+        memcpy(&o, &s.slot[q][r], sizeof(value_type));
+        v = op(v, o);
+      }
+    }
+    return v;
+#else
+    return mine;
+#endif
+  }
+};
+
+}  // namespace rowwise
