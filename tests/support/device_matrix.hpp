@@ -510,20 +510,33 @@ inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const call_layout&
 }
 
 /// Where the plan for `rows` rows laid out as `L` changes kernel (strategy, config or cluster) as
-/// cols grows: every t in [2, max_cols] with plan(t) != plan(t - 1). (With a row stride that is not
+/// cols grows: every t in [2, max_cols] with plan(t) != plan(t - 1) (for ops that stage long rows,
+/// see below). (With a row stride that is not
 /// a multiple of the pack, rows have different heads and the plan assumes the worst one, so the
 /// plan can step back and forth within a pack's width of a boundary: every step is listed.)
 inline std::vector<int64_t> regime_transitions(dtype t, int64_t rows, const call_layout& L,
                                                const dsp::device_limits& dev, int64_t max_cols,
                                                op_traits op = plain_op) {
-  std::vector<int64_t> out;
-  dsp::plan prev = plan_of(t, rows, 1, L, dev, op);
-  for (int64_t c = 2; c <= max_cols; ++c) {
-    const dsp::plan p = plan_of(t, rows, c, L, dev, op);
-    if (p.kind != prev.kind || p.config != prev.config || p.cluster != prev.cluster) out.push_back(c);
-    prev = p;
+  auto walk = [&](op_traits o, int64_t first, int64_t step, bool staged_only, std::set<int64_t>& out) {
+    dsp::plan prev = plan_of(t, rows, first, L, dev, o);
+    for (int64_t c = first + step; c <= max_cols; c += step) {
+      const dsp::plan p = plan_of(t, rows, c, L, dev, o);
+      const bool staged = p.kind == dsp::strategy::staged || prev.kind == dsp::strategy::staged;
+      if ((p.kind != prev.kind || p.config != prev.config || p.cluster != prev.cluster) && (staged || !staged_only))
+        out.insert(c);
+      prev = p;
+    }
+  };
+  std::set<int64_t> found;
+  walk(plain_op, 1, 1, false, found);
+  if (op.staged) {
+    // The staged strategy takes only rows of whole 16-byte packs, so past its threshold the plan
+    // alternates with every column; its own transitions (into, out of and within it) are found
+    // along the multiples of a pack, the others are the plain plan's, found above.
+    const int64_t n = widest_pack(t);
+    walk(op, n, n, true, found);
   }
-  return out;
+  return {found.begin(), found.end()};
 }
 
 /// cols values t - 1, t, t + 1 around every transition, limited to rows * cols <= max_elements.

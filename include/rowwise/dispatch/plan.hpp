@@ -102,21 +102,30 @@ constexpr plan make_registers_plan(const problem& p, int config, int cluster, in
   return out;
 }
 
-constexpr plan make_chunked_plan(const problem& p, bool cached, int cluster, int64_t segment) {
+/// A plan whose CTAs (a cluster of them per row) each own one segment of a row: the chunked and
+/// staged strategies.
+constexpr plan make_segment_plan(const problem& p, strategy kind, int block, int unroll, int cluster,
+                                 int64_t segment, int64_t dynamic_smem, bool persistent) {
   plan out;
-  out.kind = cached ? strategy::cached : strategy::streaming;
+  out.kind = kind;
   out.pack_elems = p.pack_elems;
-  out.threads_per_row = chunked_block;
-  out.packs_per_thread = chunked_unroll_for(p.pack_elems);
-  out.block = chunked_block;
+  out.threads_per_row = block;
+  out.packs_per_thread = unroll;
+  out.block = block;
   out.cluster = cluster;
   out.rows_per_step = 1;
   out.segment_packs = segment;
-  out.dynamic_smem = cached ? segment * p.elem_bytes * p.pack_elems : 0;
+  out.dynamic_smem = dynamic_smem;
   out.max_useful_blocks = p.rows * cluster;
-  out.persistent = cluster > 1;
+  out.persistent = persistent;
   out.valid = true;
   return out;
+}
+
+constexpr plan make_chunked_plan(const problem& p, bool cached, int cluster, int64_t segment) {
+  return make_segment_plan(p, cached ? strategy::cached : strategy::streaming, chunked_block,
+                           chunked_unroll_for(p.pack_elems), cluster, segment,
+                           cached ? segment * p.elem_bytes * p.pack_elems : 0, cluster > 1);
 }
 
 /// Rows the staged strategy can move: its 16-byte copies need every row to start 16-byte aligned
@@ -128,21 +137,10 @@ constexpr bool stageable(const problem& p, const device_limits& dev) {
 }
 
 /// A staged plan: `cluster` CTAs per row, each staging `segment` packs of every input per stage.
+/// Persistent: each CTA keeps its next rows' loads in flight.
 constexpr plan make_staged_plan(const problem& p, int cluster, int64_t segment) {
-  plan out;
-  out.kind = strategy::staged;
-  out.pack_elems = p.pack_elems;
-  out.threads_per_row = staged_block;
-  out.packs_per_thread = staged_unroll_for(p.pack_elems);
-  out.block = staged_block;
-  out.cluster = cluster;
-  out.rows_per_step = 1;
-  out.segment_packs = segment;
-  out.dynamic_smem = static_cast<int64_t>(staged_stages) * p.row_inputs * segment * 16;
-  out.max_useful_blocks = p.rows * cluster;
-  out.persistent = true;  // each CTA keeps its next rows' loads in flight
-  out.valid = true;
-  return out;
+  return make_segment_plan(p, strategy::staged, staged_block, staged_unroll_for(p.pack_elems), cluster,
+                           segment, static_cast<int64_t>(staged_stages) * p.row_inputs * segment * 16, true);
 }
 
 /// The smallest cluster (from `from`, powers of two) whose CTAs stage their segment of every
