@@ -2,9 +2,7 @@
 //
 // Contract
 // - BlockThreads is the block size: a multiple of 32, from 32 to 1024. Every thread of the block
-//   must call it (it contains a __syncthreads()). With NamedBarrier > 0 only threads
-//   [0, BlockThreads) take part (the block may have more, e.g. a producer warp) and they meet at
-//   that hardware barrier (bar.sync NamedBarrier, BlockThreads) instead.
+//   must call it (it contains a __syncthreads()).
 // - The result is returned in EVERY thread, bit-identical across the block: each warp reduces
 //   with the butterfly, lane 0 of each warp publishes its partial, and after one barrier every
 //   warp reduces the same partials in the same order.
@@ -23,19 +21,8 @@
 
 namespace rowwise {
 
-/// Barrier of the threads [0, Threads): __syncthreads() for id 0, else named barrier `id`.
-template <int Threads, int NamedBarrier>
-__device__ __forceinline__ void sync_threads_of() {
-  if constexpr (NamedBarrier == 0) {
-    __syncthreads();
-  } else {
-    asm volatile("bar.sync %0, %1;" ::"n"(NamedBarrier), "n"(Threads) : "memory");
-  }
-}
-
-template <int BlockThreads, class Reducer, int NamedBarrier = 0>
+template <int BlockThreads, class Reducer>
 struct block_all_reduce {
-  static_assert(NamedBarrier >= 0 && NamedBarrier < 16, "hardware barriers are 0..15");
   static_assert(BlockThreads % 32 == 0 && BlockThreads >= 32 && BlockThreads <= 1024,
                 "block size must be a multiple of 32 in [32, 1024]");
   using value_type = typename Reducer::value_type;
@@ -53,7 +40,7 @@ struct block_all_reduce {
       const int lane = threadIdx.x % 32;
       const int warp = threadIdx.x / 32;
       if (lane == 0) s.warp_partial[warp] = v;
-      sync_threads_of<BlockThreads, NamedBarrier>();
+      __syncthreads();
       // Each aligned group of `pow2` lanes loads all warp partials (identity-padded) and reduces
       // them in the same order, so every lane of every warp ends with the same bits.
       constexpr int pow2 = warps <= 2 ? 2 : warps <= 4 ? 4 : warps <= 8 ? 8 : warps <= 16 ? 16 : 32;
