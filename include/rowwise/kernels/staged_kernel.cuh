@@ -19,8 +19,9 @@
 // Residual-fusing ops stage x and the residual side by side; pass 1 forms round(x + r), stores
 // it to the residual row and keeps it in the stage for pass 2.
 //
-// Why not the bulk-copy engine (TMA): measured on the H200 (bench/NOTES.md 18), bulk loads and
-// stores driven by a producer warp ran no faster than cp.async at any configuration tried.
+// Why not the bulk-copy engine (TMA): measured on the H200 (bench/NOTES.md 18b/c against 18e),
+// bulk loads and stores driven by a producer warp ran no faster than cp.async in the same kernel
+// structure. (That comparison predates the register cap of 18j; TMA was not re-measured with it.)
 //
 // Requirements (checked by the plan): every row starts 16-byte aligned and has a whole number of
 // 16-byte packs (N = 16 / sizeof(T), cols % N == 0).
