@@ -61,18 +61,23 @@ inline constexpr bool streaming_stores = false;
 /// 127 registers (4 CTAs per SM; ncu: 63 % of the DRAM bandwidth). Measured on the H200
 /// (bench/NOTES.md): fp32 softmax rows (32 values and an accurate exp per thread) spill at 64
 /// and reach 96 % at 80 against 82 %; 16-bit softmax rows fit 64 and lose ~10 points at 80 (fewer
-/// CTAs); ops with per-column parameters spill below 80; residual-fusing ops hold two rows' raw
-/// packs and spill below ~128.
+/// CTAs); fp32 ops with per-column parameters spill below 80; 16-bit ones hold half the bytes
+/// per thread, so they need the CTAs: at 64 (8 CTAs of 128 threads per SM, against 6 at 80)
+/// bf16 rms_norm went from 90 to 100 % at 5120 columns and layer_norm from 67 to 79 %, despite
+/// a few spilled words (NOTES 19); residual-fusing ops hold two rows' raw packs and spill
+/// below ~128.
 struct register_budget {
-  int plain_fp32;      // softmax, log_softmax on 4-byte elements
-  int plain_16bit;     // softmax, log_softmax on 2-byte elements
-  int with_params;     // layer_norm, rms_norm (weights loaded per pack)
-  int fused_residual;  // fused_add_rms_norm
+  int plain_fp32;         // softmax, log_softmax on 4-byte elements
+  int plain_16bit;        // softmax, log_softmax on 2-byte elements
+  int with_params_fp32;   // layer_norm, rms_norm (weights loaded per pack) on 4-byte elements
+  int with_params_16bit;  // the same on 2-byte elements
+  int fused_residual;     // fused_add_rms_norm
 };
-inline constexpr register_budget row_kernel_registers = {80, 64, 80, 128};
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128};
 constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes) {
   if (fuses_residual) return row_kernel_registers.fused_residual;
-  if (with_params) return row_kernel_registers.with_params;
+  if (with_params)
+    return elem_bytes >= 4 ? row_kernel_registers.with_params_fp32 : row_kernel_registers.with_params_16bit;
   return elem_bytes >= 4 ? row_kernel_registers.plain_fp32 : row_kernel_registers.plain_16bit;
 }
 

@@ -18,28 +18,55 @@
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/kernels/slot_mask.cuh"
 #include "rowwise/kernels/thread_packs.cuh"
+#include "rowwise/reduce/max_sum.cuh"
+#include "rowwise/reduce/shifted_welford.cuh"
 #include "rowwise/dispatch/policy.hpp"
 
 namespace rowwise {
 namespace kernels {
 
-/// Ops that declare `two_pass = true` (row_op.cuh) reduce in two all-reduces when a CTA holds
-/// the whole row; the others (and every op split over a cluster) in one.
+/// Ops that declare `two_pass = true` (row_op.cuh) reduce by exact two-pass moments when a CTA
+/// holds the whole row; the others (and every op split over a cluster) by their reducer.
 template <class Op, class = void>
 struct op_two_pass : std::false_type {};
 template <class Op>
 struct op_two_pass<Op, std::enable_if_t<Op::two_pass>> : std::true_type {};
 
-/// Shared memory of the two all-reduces of a two-pass op (an empty byte otherwise).
+/// Two-pass moments of a row held by G threads (of one CTA or of a cluster of CTAs): each warp
+/// (group) takes the exact two-pass over its values with shuffles only (its sum and count give
+/// its shift, then the deviations from it), and rows of several warps merge the warps' shifted
+/// Welford summaries with one block all-reduce (and one cluster all-reduce). Result in every
+/// thread of the row. `storage`, parity and first_call follow row_all_reduce's rules.
+template <int G, int Block>
+struct two_pass_moments {
+  static constexpr int group = G < 32 ? G : 32;
+  using merge = row_all_reduce<G, Block, shifted_welford_reducer>;
+  using storage = typename merge::storage;
+
+  template <class Op, int M>
+  __device__ __forceinline__ static shifted_welford_value reduce(const Op& op, const float (&v)[M],
+                                                                 slot_mask<M> ok, storage& s,
+                                                                 int parity, bool first_call) {
+    const float sum = op.first_partial(v, ok);
+    const float_pair sum_n =
+        warp_all_reduce<group>(float_pair{sum, static_cast<float>(ok.count())}, pair_sum_reducer{});
+    const float shift = sum_n.b > 0.0f ? sum_n.a / sum_n.b : 0.0f;
+    const float_pair qc = warp_all_reduce<group>(op.second_partial(v, ok, shift), pair_sum_reducer{});
+    const shifted_welford_value mine = shifted_welford_reducer::from_two_pass(sum_n.b, shift, qc.a, qc.b);
+    if constexpr (G >= 32 && merge::clustered)
+      return merge::reduce_warp_values(mine, s, parity, first_call);
+    else
+      return mine;
+  }
+};
+
 template <class Op, int G, int Block, bool = op_two_pass<Op>::value>
 struct two_pass_storage {
-  using first = char;
-  using second = char;
+  using type = char;
 };
 template <class Op, int G, int Block>
 struct two_pass_storage<Op, G, Block, true> {
-  using first = typename row_all_reduce<G, Block, typename Op::first_reducer>::storage;
-  using second = typename row_all_reduce<G, Block, typename Op::second_reducer>::storage;
+  using type = typename two_pass_moments<G, Block>::storage;
 };
 
 /// segment_packs: packs of a row per CTA when rows are split over a cluster (<= K * G); the
@@ -53,9 +80,9 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using row_reduce = row_all_reduce<G, Block, reducer>;
   constexpr int rows_per_step = Block / G;
 
-  __shared__ typename row_reduce::storage smem;
-  __shared__ typename two_pass_storage<Op, G, Block>::first smem_first;
-  __shared__ typename two_pass_storage<Op, G, Block>::second smem_second;
+  // Two-pass ops reduce through smem_moments only.
+  __shared__ std::conditional_t<op_two_pass<Op>::value, char, typename row_reduce::storage> smem;
+  __shared__ typename two_pass_storage<Op, G, Block>::type smem_moments;
 
   const int lane = static_cast<int>(threadIdx.x) % G;
   const int group = static_cast<int>(threadIdx.x) / G;
@@ -89,22 +116,12 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 
     typename Op::state st;
     if constexpr (op_two_pass<Op>::value) {
-      if (csize == 1) {
-        // The whole row is in this CTA: exact two-pass moments (layer_norm_op.cuh says why).
-        using first_reduce = row_all_reduce<G, Block, typename Op::first_reducer>;
-        using second_reduce = row_all_reduce<G, Block, typename Op::second_reducer>;
-        const float shift = op.shift_of(first_reduce::reduce_in_cta(op.first_partial(v, ok), smem_first, parity));
-        st = op.finalize_two_pass(shift, second_reduce::reduce_in_cta(op.second_partial(v, ok, shift), smem_second, parity));
-      } else {
-        const value mine = op.partial_in_place(v, ok);
-        st = op.finalize_in_place(row_reduce::reduce(mine, smem, parity, first), mine);
-        first = false;
-      }
+      st = op.finalize_moments(two_pass_moments<G, Block>::reduce(op, v, ok, smem_moments, parity, first));
     } else {
       const value mine = op.partial_in_place(v, ok);
       st = op.finalize_in_place(row_reduce::reduce(mine, smem, parity, first), mine);
-      first = false;
     }
+    first = false;
 
     store_op_packs<dispatch::streaming_stores, /*InPlace=*/true>(tp, op, st, out_row, v);
     if (active && lane == 0 && rank == 0) op.store_stats(row, st);

@@ -50,6 +50,16 @@ struct row_all_reduce {
     }
   }
 
+  /// The same when every warp of the row already holds its warp's reduced value in all its
+  /// lanes (G >= 32): the warp step is skipped. Same storage, parity and first_call rules.
+  __device__ __forceinline__ static value_type reduce_warp_values(value_type v, storage& s,
+                                                                  int parity, bool first_call,
+                                                                  Reducer op = {}) {
+    static_assert(G >= 32, "a group below a warp has no warp value");
+    if constexpr (whole_block) v = block_reduce::reduce_warp_values(v, s.block[parity], op);
+    return cluster_reduce::reduce(v, s.cluster, parity, first_call, op);
+  }
+
   /// The same over this CTA's threads of the row only (no cluster step): for kernels that know
   /// they run without a cluster. Same storage and parity rules.
   __device__ __forceinline__ static value_type reduce_in_cta(value_type v, storage& s, int parity,

@@ -99,22 +99,47 @@ __device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t col
   store_row_pack<streaming>(row, col0, cols, a);
 }
 
+/// How an op's apply() may read the per-column parameters (weights) of a pack:
+/// checked_columns: the pack may be partial, the parameters misaligned: tested per pack;
+/// aligned_columns: the caller established that the pack lies inside the row and that every
+/// parameter vector is aligned at it (the op's columns_aligned<N>(col)): plain aligned loads.
+struct checked_columns {};
+struct aligned_columns {};
+
+/// Elements of W per aligned parameter access for packs of N.
+template <int N, class W>
+inline constexpr int column_param_step = N < max_pack_elems_v<W> ? N : max_pack_elems_v<W>;
+
+/// Whether load_column_params<N> may take aligned accesses at col0 and at every column a
+/// multiple of N * (threads) further (absent parameters: yes).
+template <int N, class W>
+__device__ __forceinline__ bool column_params_aligned(const W* w, int64_t col0) {
+  return w == nullptr ||
+         reinterpret_cast<uintptr_t>(w + col0) % (sizeof(W) * column_param_step<N, W>) == 0;
+}
+
 /// Load N per-column parameters (weights) as fp32 for the pack at col0: one or more aligned
 /// accesses when the whole pack is inside the row and the address allows it, else element by
 /// element. Weights are re-read for every row, so they use the default (keep) cache policy.
 template <int N, class W>
 __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols,
-                                                   float (&out)[N]) {
-  constexpr int step = N < max_pack_elems_v<W> ? N : max_pack_elems_v<W>;
+                                                   float (&out)[N], aligned_columns) {
+  constexpr int step = column_param_step<N, W>;
+#pragma unroll
+  for (int s = 0; s < N; s += step) {
+    aligned_array<W, step> a;
+    load_pack(a, w + col0 + s);
+#pragma unroll
+    for (int j = 0; j < step; ++j) out[s + j] = to_float(a.v[j]);
+  }
+}
+
+template <int N, class W>
+__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols,
+                                                   float (&out)[N], checked_columns = {}) {
   const bool whole = col0 >= 0 && col0 + N <= cols;
-  if (whole && reinterpret_cast<uintptr_t>(w + col0) % (sizeof(W) * step) == 0) {
-#pragma unroll
-    for (int s = 0; s < N; s += step) {
-      aligned_array<W, step> a;
-      load_pack(a, w + col0 + s);
-#pragma unroll
-      for (int j = 0; j < step; ++j) out[s + j] = to_float(a.v[j]);
-    }
+  if (whole && column_params_aligned<N>(w, col0)) {
+    load_column_params<N>(w, col0, cols, out, aligned_columns{});
   } else {
 #pragma unroll
     for (int j = 0; j < N; ++j) {

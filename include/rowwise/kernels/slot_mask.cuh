@@ -19,6 +19,11 @@ struct slot_mask {
   __device__ __forceinline__ bool all() const {
     return bits == static_cast<word>(M == 64 ? ~uint64_t{0} : (uint64_t{1} << M) - 1);
   }
+  /// Number of slots that hold row elements.
+  __device__ __forceinline__ int count() const {
+    if constexpr (M <= 32) return __popc(static_cast<unsigned>(bits));
+    else return __popcll(static_cast<unsigned long long>(bits));
+  }
   /// Every slot set.
   __device__ __forceinline__ static slot_mask full() {
     slot_mask m;

@@ -30,12 +30,12 @@ struct thread_packs {
   int64_t p_end;  // packs >= p_end belong to another segment (or are past the row)
   int64_t cols;
   int64_t c0;     // column of the first pack (negative for a row's head pack)
-  int room;       // columns from c0 coverable by whole packs (< N: none)
+  int room;       // columns from c0 to the row's or the segment's end (capped; < N: no pack)
 
   __device__ __forceinline__ thread_packs(bool active_, int64_t p0_, int64_t p_end_, int64_t cols_,
                                           int head)
       : active(active_), p0(p0_), p_end(p_end_), cols(cols_), c0(p0_ * N - head), room(-1) {
-    if (active && c0 >= 0) {
+    if (active) {
       const int64_t to_row_end = cols - c0;
       const int64_t to_seg_end = (p_end - p0) * N;
       int64_t r = to_row_end < to_seg_end ? to_row_end : to_seg_end;
@@ -44,10 +44,22 @@ struct thread_packs {
       room = static_cast<int>(r);
     }
   }
-  /// Pack k lies inside the row and the segment: one aligned access.
-  __device__ __forceinline__ bool whole(int k) const { return k * stride + N <= room; }
+  /// Pack k lies inside the row and the segment: one aligned access. (Only pack 0 of the
+  /// thread that starts the row can begin before column 0.)
+  __device__ __forceinline__ bool whole(int k) const {
+    return (k > 0 || c0 >= 0) && k * stride + N <= room;
+  }
   /// Every pack of the thread is whole (the branch-free case).
-  __device__ __forceinline__ bool all_whole() const { return (K - 1) * stride + N <= room; }
+  __device__ __forceinline__ bool all_whole() const { return c0 >= 0 && (K - 1) * stride + N <= room; }
+  /// The pack k > 0 that holds the row's last column when it is this thread's and partial, else
+  /// -1. A row has at most two partial packs: its head (pack 0 of the thread with c0 < 0) and
+  /// this tail; segments of a split row are whole packs.
+  __device__ __forceinline__ int partial_tail() const {
+    if (!active || cols - 1 - c0 < stride) return -1;  // no tail pack at k >= 1
+    const int64_t k = (cols - 1 - c0) / stride;
+    if (k >= K || whole(static_cast<int>(k)) || !touches(static_cast<int>(k))) return -1;
+    return static_cast<int>(k);
+  }
   /// Pack k has at least one element of the row and belongs to the segment.
   __device__ __forceinline__ bool touches(int k) const {
     const int64_t p = p0 + static_cast<int64_t>(k) * G;
@@ -58,16 +70,16 @@ struct thread_packs {
   __device__ __forceinline__ int64_t col(int k) const { return c0 + offset(k); }
 };
 
-/// Load the thread's packs of an op's input as fp32 into v (slots outside the row hold Op::pad;
+/// Load the thread's packs of an op's input, as T, into raw (slots outside the row hold Op::pad;
 /// ok says which slots are row elements). With Fuse (default: the op's fuses_residual) it reads
 /// in + residual, rounds the sum once to T, stores it back to the residual row and keeps that
-/// stored value.
+/// stored value in raw.
 template <class Op, load_policy P, bool streaming_store, bool Fuse = Op::fuses_residual, int K,
           int G, int N, class T>
-__device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, const T* in_row,
-                                              T* res_row, float (&v)[K * N], slot_mask<K * N>& ok) {
+__device__ __forceinline__ void load_op_raw_packs(const thread_packs<K, G, N>& tp, const T* in_row,
+                                                  T* res_row, aligned_array<T, N> (&raw)[K],
+                                                  slot_mask<K * N>& ok) {
   constexpr bool fused = Fuse;
-  aligned_array<T, N> raw[K];
   aligned_array<T, N> res[fused ? K : 1];
   const T pad = from_float<T>(Op::pad);
   if (tp.all_whole()) {
@@ -99,45 +111,71 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, c
         ok.set_pack(k * N, (1u << N) - 1u);
       }
     }
-    // Edge packs (a row's head and tail) last, element by element, once the whole packs are
-    // all in flight.
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      if (!tp.whole(k) && tp.touches(k)) {
-        ok.set_pack(k * N, load_row_pack_raw<P>(in_row, tp.col(k), tp.cols, raw[k], pad));
+    // The partial packs (a row's head and tail) last, element by element, once the whole packs
+    // are all in flight. The tail's index is a run-time value: its elements go to one
+    // temporary pack, moved into place by compile-time selects. (Testing every k's pack "in
+    // case" compiled K * N predicated scalar loads, each with its own register, and ptxas
+    // spilled at K = 8: ptxas -v.)
+    if (!tp.whole(0) && tp.touches(0)) {
+      ok.set_pack(0, load_row_pack_raw<P>(in_row, tp.col(0), tp.cols, raw[0], pad));
+      if constexpr (fused)
+        load_row_pack_raw<P>(static_cast<const T*>(res_row), tp.col(0), tp.cols, res[0], from_float<T>(0.0f));
+    }
+    if constexpr (K > 1) {
+      const int kt = tp.partial_tail();
+      if (kt > 0) {
+        const int64_t col = tp.c0 + static_cast<int64_t>(kt) * thread_packs<K, G, N>::stride;
+        aligned_array<T, N> t, tr;
+        const unsigned bits = load_row_pack_raw<P>(in_row, col, tp.cols, t, pad);
         if constexpr (fused)
-          load_row_pack_raw<P>(static_cast<const T*>(res_row), tp.col(k), tp.cols, res[k], from_float<T>(0.0f));
+          load_row_pack_raw<P>(static_cast<const T*>(res_row), col, tp.cols, tr, from_float<T>(0.0f));
+#pragma unroll
+        for (int k = 1; k < K; ++k) {
+          if (k == kt) {
+            raw[k] = t;
+            if constexpr (fused) res[k] = tr;
+            ok.set_pack(k * N, bits);
+          }
+        }
       }
     }
   }
+  if constexpr (fused) {
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[k * N]);
-    pack_to_float(raw[k], pv);
-    if constexpr (fused) {
-      float r[N];
+    for (int k = 0; k < K; ++k) {
+      float x[N], r[N];
+      pack_to_float(raw[k], x);
       pack_to_float(res[k], r);
-      float sum[N];
 #pragma unroll
-      for (int j = 0; j < N; ++j) sum[j] = pv[j] + r[j];
-      aligned_array<T, N> stored;  // the sum rounded once to T, as stored; the op reduces that
-      float_to_pack(sum, stored);
-      pack_to_float(stored, pv);
+      for (int j = 0; j < N; ++j) x[j] += r[j];
+      float_to_pack(x, raw[k]);  // the sum rounded once to T, as stored; the op reduces that
       if (tp.whole(k)) {
-        store_pack<streaming_store>(res_row + tp.col(k), stored);
+        store_pack<streaming_store>(res_row + tp.col(k), raw[k]);
       } else if (tp.touches(k)) {
-        store_row_pack<streaming_store>(res_row, tp.col(k), tp.cols, stored);
+        store_row_pack<streaming_store>(res_row, tp.col(k), tp.cols, raw[k]);
       }
     }
   }
 }
 
-template <bool InPlace, class Op, int N, class State>
-__device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t col0, const State& st) {
+/// The same as fp32 values in v.
+template <class Op, load_policy P, bool streaming_store, bool Fuse = Op::fuses_residual, int K,
+          int G, int N, class T>
+__device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, const T* in_row,
+                                              T* res_row, float (&v)[K * N], slot_mask<K * N>& ok) {
+  aligned_array<T, N> raw[K];
+  load_op_raw_packs<Op, P, streaming_store, Fuse>(tp, in_row, res_row, raw, ok);
+#pragma unroll
+  for (int k = 0; k < K; ++k) pack_to_float(raw[k], *reinterpret_cast<float(*)[N]>(&v[k * N]));
+}
+
+template <bool InPlace, class Op, int N, class State, class Columns>
+__device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t col0, const State& st,
+                                         Columns columns) {
   if constexpr (InPlace)
-    op.apply_in_place(v, col0, st);
+    op.apply_in_place(v, col0, st, columns);
   else
-    op.apply(v, col0, st);
+    op.apply(v, col0, st, columns);
 }
 
 /// Apply the op to the thread's packs and store them as T. InPlace: v holds what the op's
@@ -145,25 +183,53 @@ __device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t co
 template <bool streaming_store, bool InPlace, int K, int G, int N, class Op, class T, class State>
 __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, const Op& op,
                                                const State& st, T* out_row, float (&v)[K * N]) {
+  const auto pack = [&](int k) -> float(&)[N] { return *reinterpret_cast<float(*)[N]>(&v[k * N]); };
   if (tp.all_whole()) {
-    // Branch-free: the compiler may issue every pack's parameter loads (weights) up front.
+    // Branch-free: the compiler may issue every pack's parameter loads (weights) up front. The
+    // thread's packs are stride * N elements apart, so the op's column parameters are aligned
+    // at all of them if at the first: one test per row instead of a bounds and an alignment
+    // test per pack and parameter (which, with two weights, made layer_norm's write-back
+    // several times longer than its arithmetic: SASS on the H200, bench/NOTES.md 19).
     T* out0 = out_row + tp.c0;
+    const auto store_all = [&](auto columns) {
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[k * N]);
-      apply_op<InPlace>(op, pv, tp.col(k), st);
-      store_whole_pack<streaming_store>(out0 + tp.offset(k), pv);
-    }
+      for (int k = 0; k < K; ++k) {
+        apply_op<InPlace>(op, pack(k), tp.col(k), st, columns);
+        store_whole_pack<streaming_store>(out0 + tp.offset(k), pack(k));
+      }
+    };
+    if (op.template columns_aligned<N>(tp.c0))
+      store_all(aligned_columns{});
+    else
+      store_all(checked_columns{});
   } else {
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[k * N]);
       if (tp.whole(k)) {
-        apply_op<InPlace>(op, pv, tp.col(k), st);
-        store_whole_pack<streaming_store>(out_row + tp.col(k), pv);
-      } else if (tp.touches(k)) {
-        apply_op<InPlace>(op, pv, tp.col(k), st);
-        store_row_pack<streaming_store>(out_row, tp.col(k), tp.cols, pv);
+        apply_op<InPlace>(op, pack(k), tp.col(k), st, checked_columns{});
+        store_whole_pack<streaming_store>(out_row + tp.col(k), pack(k));
+      }
+    }
+    // The (at most two) partial packs element by element, as in load_op_raw_packs.
+    if (!tp.whole(0) && tp.touches(0)) {
+      apply_op<InPlace>(op, pack(0), tp.col(0), st, checked_columns{});
+      store_row_pack<streaming_store>(out_row, tp.col(0), tp.cols, pack(0));
+    }
+    if constexpr (K > 1) {
+      const int kt = tp.partial_tail();
+      if (kt > 0) {
+        // Its index is a run-time value: a copy selected by compile-time compares, so that v
+        // is never indexed dynamically (which would move it to local memory).
+        float pv[N];
+#pragma unroll
+        for (int k = 1; k < K; ++k)
+          if (k == kt) {
+#pragma unroll
+            for (int j = 0; j < N; ++j) pv[j] = v[k * N + j];
+          }
+        const int64_t col = tp.c0 + static_cast<int64_t>(kt) * thread_packs<K, G, N>::stride;
+        apply_op<InPlace>(op, pv, col, st, checked_columns{});
+        store_row_pack<streaming_store>(out_row, col, tp.cols, pv);
       }
     }
   }

@@ -33,7 +33,14 @@ struct block_all_reduce {
   };
 
   __device__ __forceinline__ static value_type reduce(value_type v, storage& s, Reducer op = {}) {
-    v = warp_all_reduce<32>(v, op);
+    return reduce_warp_values(warp_all_reduce<32>(v, op), s, op);
+  }
+
+  /// The same when each warp contributes one value that all its lanes already hold (a warp's
+  /// own all-reduce result): the warp step is skipped, and warp w's value enters as the w-th
+  /// operand. Same contract and storage rules as reduce().
+  __device__ __forceinline__ static value_type reduce_warp_values(value_type v, storage& s,
+                                                                  Reducer op = {}) {
     if constexpr (warps == 1) {
       return v;
     } else {

@@ -2,20 +2,23 @@
 //
 // Two ways to the row's mean and variance, both exact to fp32 rounding for rows whose mean is
 // far larger than their spread (mean 1e4, std 1e-2):
-//  * two passes over registers (strategies holding the whole row in one CTA): all-reduce the
-//    sum, giving a shift m' = sum / n; then all-reduce q = sum (x - m')^2 and c = sum (x - m')
-//    together. var = q/n - (c/n)^2 (the corrected two-pass formula: c/n is the rounding error of
-//    m', so the variance does not depend on it), and outputs are ((x - m') - c/n) * rstd: x - m'
-//    is exact (Sterbenz) when x is near m', so a huge mean cancels before any rounding. Two
-//    single-word all-reduces are shorter than one Welford all-reduce (three words and a
-//    division per merge): measured on the H200 (bench/NOTES.md).
-//  * Welford partials merged by Chan's formula (strategies that see the row in pieces: chunks,
-//    clusters), with state {mean, 0, rstd}.
+//  * the exact two-pass, per warp (registers_kernel: rows held in registers, by one CTA or a
+//    cluster):
+//    each warp all-reduces its sum and count, giving a shift s = its mean; then the sums of
+//    (x - s)^2 and (x - s) over its values together: a shifted Welford summary (count, s,
+//    mean - s, M2; reduce/shifted_welford.cuh), and a row of several warps merges those with one
+//    block (and cluster) all-reduce. Outputs are ((x - s) - (mean - s)) * rstd: x - s is exact (Sterbenz)
+//    when x is near s, so a huge mean cancels before any rounding. One barrier per row; two
+//    block-wide passes (sum, then deviations) took two and measured slower on the H200
+//    (bench/NOTES.md 19).
+//  * Welford partials merged by Chan's formula (strategies that see the row in chunks:
+//    chunked_kernel, staged_kernel), with state {mean, 0, rstd}.
 #pragma once
 
 #include "rowwise/kernels/ops/row_op.cuh"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/reduce/max_sum.cuh"
+#include "rowwise/reduce/shifted_welford.cuh"
 #include "rowwise/reduce/welford.cuh"
 
 namespace rowwise {
@@ -31,10 +34,8 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
   static constexpr bool fuses_residual = false;
   static constexpr float pad = 0.0f;  // neutral for the sum; deviations are masked
 
-  // Two-pass interface (see row_op.cuh): first all-reduce a sum, then a pair of sums.
+  // Two-pass interface (see row_op.cuh): a sum, then deviations from the shift it gives.
   static constexpr bool two_pass = true;
-  using first_reducer = sum_reducer;
-  using second_reducer = pair_sum_reducer;
 
   const W* gamma;
   const W* beta;
@@ -44,8 +45,8 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
   int64_t cols;
 
   struct state {
-    float shift;  // m'
-    float corr;   // mean - m' (0 on the Welford path)
+    float shift;  // s
+    float corr;   // mean - s (0 on the Welford path)
     float rstd;
   };
 
@@ -96,10 +97,7 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
     return (s[0] + s[1]) + (s[2] + s[3]);
   }
 
-  __device__ __forceinline__ float shift_of(float row_sum) const {
-    return row_sum / static_cast<float>(cols);
-  }
-
+  /// Sums of (x - shift)^2 and of (x - shift) over the slots with ok.
   template <int M>
   __device__ __forceinline__ float_pair second_partial(const float (&v)[M], slot_mask<M> ok,
                                                        float shift) const {
@@ -123,27 +121,40 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
     return {(q[0] + q[1]) + (q[2] + q[3]), (c[0] + c[1]) + (c[2] + c[3])};
   }
 
-  __device__ __forceinline__ state finalize_two_pass(float shift, float_pair qc) const {
-    const float inv_n = 1.0f / static_cast<float>(cols);
-    const float corr = qc.b * inv_n;
-    const float var = fmaxf(fmaf(-corr, corr, qc.a * inv_n), 0.0f);
-    return {shift, corr, rsqrtf(var + eps)};
+  __device__ __forceinline__ state finalize_moments(shifted_welford_value m) const {
+    return {m.shift, m.dmean, rsqrtf(shifted_welford_variance(m) + eps)};
   }
 
   // ---- write-back ---------------------------------------------------------------------------
   template <int N>
-  __device__ __forceinline__ void apply(float (&v)[N], int64_t col0, const state& s) const {
+  __device__ __forceinline__ bool columns_aligned(int64_t col0) const {
+    return column_params_aligned<N>(gamma, col0) && column_params_aligned<N>(beta, col0);
+  }
+
+  template <int N, class Columns = checked_columns>
+  __device__ __forceinline__ void apply(float (&v)[N], int64_t col0, const state& s,
+                                        Columns columns = {}) const {
+    // ((x - s) - corr) * rstd as (x - s) * rstd - corr * rstd: x - s stays exact, and the
+    // write-back is 3 instructions per element with both weights (fma), not 5; at 16-bit rows
+    // the SM's instruction issue is part of the per-row chain.
+    const float offset = -s.corr * s.rstd;
 #pragma unroll
-    for (int j = 0; j < N; ++j) v[j] = ((v[j] - s.shift) - s.corr) * s.rstd;
+    for (int j = 0; j < N; ++j) v[j] = fmaf(v[j] - s.shift, s.rstd, offset);
     if (gamma != nullptr) {
       float g[N];
-      load_column_params<N>(gamma, col0, cols, g);
+      load_column_params<N>(gamma, col0, cols, g, columns);
+      if (beta != nullptr) {
+        float b[N];
+        load_column_params<N>(beta, col0, cols, b, columns);
 #pragma unroll
-      for (int j = 0; j < N; ++j) v[j] *= g[j];
-    }
-    if (beta != nullptr) {
+        for (int j = 0; j < N; ++j) v[j] = fmaf(v[j], g[j], b[j]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < N; ++j) v[j] *= g[j];
+      }
+    } else if (beta != nullptr) {
       float b[N];
-      load_column_params<N>(beta, col0, cols, b);
+      load_column_params<N>(beta, col0, cols, b, columns);
 #pragma unroll
       for (int j = 0; j < N; ++j) v[j] += b[j];
     }

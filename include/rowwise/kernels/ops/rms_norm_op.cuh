@@ -39,17 +39,23 @@ struct rms_norm_op : row_op_base<rms_norm_op<W, FusedResidual>> {
     return (ss[0] + ss[1]) + (ss[2] + ss[3]);
   }
 
+  template <int N>
+  __device__ __forceinline__ bool columns_aligned(int64_t col0) const {
+    return column_params_aligned<N>(weight, col0);
+  }
+
   __device__ __forceinline__ state finalize(value sum_sq) const {
     return {rsqrtf(sum_sq / static_cast<float>(cols) + eps)};
   }
 
-  template <int N>
-  __device__ __forceinline__ void apply(float (&v)[N], int64_t col0, const state& s) const {
+  template <int N, class Columns = checked_columns>
+  __device__ __forceinline__ void apply(float (&v)[N], int64_t col0, const state& s,
+                                        Columns columns = {}) const {
 #pragma unroll
     for (int j = 0; j < N; ++j) v[j] *= s.rstd;
     if (weight != nullptr) {
       float w[N];
-      load_column_params<N>(weight, col0, cols, w);
+      load_column_params<N>(weight, col0, cols, w, columns);
 #pragma unroll
       for (int j = 0; j < N; ++j) v[j] *= w[j];
     }

@@ -16,17 +16,25 @@
 //       summary of the slots with ok[i]; slots without hold `pad` (ops whose pad is neutral,
 //       softmax's -inf and RMSNorm's 0, never look at the mask: no per-element test)
 //   state finalize(value total) const;          // from the whole row's summary
-//   template <int N> void apply(float (&v)[N], int64_t col0, const state&) const;
-//       turns the input values of the pack at column col0 into outputs (in place)
+//   template <int N, class Columns = checked_columns>
+//   void apply(float (&v)[N], int64_t col0, const state&, Columns = {}) const;
+//       turns the input values of the pack at column col0 into outputs (in place); ops with
+//       column_params read them with load_column_params(..., Columns{}) (row_io.cuh)
+//   template <int N> bool columns_aligned(int64_t col0) const;
+//       whether every column parameter vector is aligned for packs of N at col0 (row_op_base:
+//       true, for ops without parameters)
 //   void store_stats(int64_t row, const state&) const;  // per-row side outputs, one thread per row
 //
-// Optionally, a two-pass reduction for strategies that hold a whole row in one CTA's registers
-// (registers_kernel without a cluster); the single-reducer path above remains for the others:
+// Optionally, exact two-pass moments for the strategy that holds rows in registers
+// (registers_kernel); the single-reducer path above remains for the others:
 //
 //   static constexpr bool two_pass = true;
-//   using first_reducer = ...; using second_reducer = ...;
-//   first_partial(v, ok) -> first value; shift_of(first total) -> float;
-//   second_partial(v, ok, shift) -> second value; finalize_two_pass(shift, second total) -> state
+//   first_partial(v, ok) -> float          sum of the slots (pad must be 0)
+//   second_partial(v, ok, shift) -> float_pair {sum (x - shift)^2, sum (x - shift)} over ok
+//   finalize_moments(shifted_welford_value) -> state
+//
+// The strategy forms the shift (a warp's mean) and merges the warps' shifted Welford summaries
+// (reduce/shifted_welford.cuh).
 //
 // Optionally `static constexpr bool staged_long_rows = true;`: rows longer than registers hold
 // go to staged_kernel instead of chunked_kernel (a measured choice per op, dispatch/plan.hpp).
@@ -38,11 +46,14 @@
 //
 //   template <int M> value partial_in_place(float (&v)[M], slot_mask<M> ok) const;
 //   state finalize_in_place(value total, value mine) const;
-//   template <int N> void apply_in_place(float (&v)[N], int64_t col0, const state&) const;
+//   template <int N, class Columns> void apply_in_place(float (&v)[N], int64_t col0, const state&,
+//                                                      Columns) const;
+
 #pragma once
 
 #include <cstdint>
 
+#include "rowwise/kernels/row_io.cuh"
 #include "rowwise/kernels/slot_mask.cuh"
 
 namespace rowwise {
@@ -60,9 +71,14 @@ struct row_op_base {
   __device__ __forceinline__ auto finalize_in_place(V total, V /*mine*/) const {
     return static_cast<const D&>(*this).finalize(total);
   }
-  template <int N, class S, class D = Derived>
-  __device__ __forceinline__ void apply_in_place(float (&v)[N], int64_t col0, const S& s) const {
-    static_cast<const D&>(*this).apply(v, col0, s);
+  template <int N, class S, class Columns, class D = Derived>
+  __device__ __forceinline__ void apply_in_place(float (&v)[N], int64_t col0, const S& s,
+                                                 Columns columns) const {
+    static_cast<const D&>(*this).apply(v, col0, s, columns);
+  }
+  template <int N>
+  __device__ __forceinline__ bool columns_aligned(int64_t) const {
+    return true;
   }
   template <class S>
   __device__ __forceinline__ void store_stats(int64_t, const S&) const {}

@@ -70,8 +70,8 @@ struct softmax_op : row_op_base<softmax_op<Log, FastExp>> {
     return {t.m, Log ? logf(t.d) : 1.0f / t.d};
   }
 
-  template <int N>
-  __device__ __forceinline__ void apply(float (&v)[N], int64_t, const state& s) const {
+  template <int N, class Columns = checked_columns>
+  __device__ __forceinline__ void apply(float (&v)[N], int64_t, const state& s, Columns = {}) const {
 #pragma unroll
     for (int j = 0; j < N; ++j)
       v[j] = Log ? (v[j] - s.shift) - s.scale : exp_of<FastExp>(v[j] - s.shift) * s.scale;
@@ -109,8 +109,8 @@ struct softmax_op : row_op_base<softmax_op<Log, FastExp>> {
     }
   }
 
-  template <int N>
-  __device__ __forceinline__ void apply_in_place(float (&v)[N], int64_t c, const state& s) const {
+  template <int N, class Columns>
+  __device__ __forceinline__ void apply_in_place(float (&v)[N], int64_t c, const state& s, Columns) const {
     if constexpr (Log) {
       apply(v, c, s);
     } else {

@@ -1,0 +1,59 @@
+// rowwise/reduce/shifted_welford.cuh — Welford summaries whose mean is kept as shift + offset.
+//
+// A set of values summarised by count n, a shift s (any value near the data: the rounded mean
+// of a first pass), the offset d = mean - s, and M2 = sum (x - mean)^2. Carrying the mean as the
+// unevaluated sum s + d is what lets LayerNorm rows with mean 1e4 and std 1e-2 keep their
+// digits: s is a float within a rounding of the mean, x - s is exact for x near it (Sterbenz),
+// and d — a few units of s's last place — is held separately instead of being rounded into s.
+//
+// Merge (Chan et al.) keeps the left operand's shift: b's deviation from it is
+// (b.s - a.s) + b.d, a difference of nearby floats plus a small offset, so no digits of a
+// large common mean ever enter the sums. Merging in a fixed operand order (the warp and block
+// all-reduces do) gives bit-identical results in every thread.
+#pragma once
+
+namespace rowwise {
+
+struct shifted_welford_value {
+  float n;      // count (as float: exact up to 2^24, a cheap divisor)
+  float shift;  // s
+  float dmean;  // mean - s
+  float m2;     // sum of (x - mean)^2
+};
+
+struct shifted_welford_reducer {
+  using value_type = shifted_welford_value;
+
+  __host__ __device__ static value_type identity() { return {0.0f, 0.0f, 0.0f, 0.0f}; }
+
+  /// From an exact two-pass over n values: their sum of (x - s) is c and of (x - s)^2 is q.
+  /// The offset is c / n, and M2 = q - c^2 / n (the corrected two-pass formula: c is the
+  /// rounding error of s as the mean, so the subtraction removes only a tiny term).
+  __host__ __device__ static value_type from_two_pass(float n, float s, float q, float c) {
+    if (n == 0.0f) return identity();
+    const float d = c / n;
+    const float m2 = q - d * c;
+    return {n, s, d, m2 > 0.0f ? m2 : 0.0f};
+  }
+
+  __host__ __device__ value_type operator()(value_type a, value_type b) const {
+    if (a.n == 0.0f) return b;  // an empty side returns the other exactly
+    if (b.n == 0.0f) return a;
+    const float n = a.n + b.n;
+#if defined(__CUDA_ARCH__)
+    const float wb = __fdividef(b.n, n);
+#else
+    const float wb = b.n / n;
+#endif
+    const float db = (b.shift - a.shift) + b.dmean;  // b's mean relative to a's shift
+    const float delta = db - a.dmean;                // b's mean minus a's mean
+    return {n, a.shift, a.dmean + delta * wb, a.m2 + b.m2 + delta * delta * a.n * wb};
+  }
+};
+
+/// Population variance (divisor n); 0 for an empty set.
+__host__ __device__ inline float shifted_welford_variance(shifted_welford_value v) {
+  return v.n > 0.0f ? v.m2 / v.n : 0.0f;
+}
+
+}  // namespace rowwise
