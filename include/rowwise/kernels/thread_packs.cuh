@@ -53,12 +53,13 @@ struct thread_packs {
   __device__ __forceinline__ bool all_whole() const { return c0 >= 0 && (K - 1) * stride + N <= room; }
   /// The pack k > 0 that holds the row's last column when it is this thread's and partial, else
   /// -1. A row has at most two partial packs: its head (pack 0 of the thread with c0 < 0) and
-  /// this tail; segments of a split row are whole packs.
+  /// this tail. From room alone (32-bit; stride is a constant): the row ends inside pack
+  /// k = room / stride exactly when 0 < room - k * stride < N (a segment's end never does:
+  /// segments are whole packs).
   __device__ __forceinline__ int partial_tail() const {
-    if (!active || cols - 1 - c0 < stride) return -1;  // no tail pack at k >= 1
-    const int64_t k = (cols - 1 - c0) / stride;
-    if (k >= K || whole(static_cast<int>(k)) || !touches(static_cast<int>(k))) return -1;
-    return static_cast<int>(k);
+    const int k = room / stride;
+    const int rest = room - k * stride;
+    return (k >= 1 && k < K && rest > 0 && rest < N) ? k : -1;
   }
   /// Pack k has at least one element of the row and belongs to the segment.
   __device__ __forceinline__ bool touches(int k) const {
@@ -111,32 +112,15 @@ __device__ __forceinline__ void load_op_raw_packs(const thread_packs<K, G, N>& t
         ok.set_pack(k * N, (1u << N) - 1u);
       }
     }
-    // The partial packs (a row's head and tail) last, element by element, once the whole packs
-    // are all in flight. The tail's index is a run-time value: its elements go to one
-    // temporary pack, moved into place by compile-time selects. (Testing every k's pack "in
-    // case" compiled K * N predicated scalar loads, each with its own register, and ptxas
-    // spilled at K = 8: ptxas -v.)
-    if (!tp.whole(0) && tp.touches(0)) {
-      ok.set_pack(0, load_row_pack_raw<P>(in_row, tp.col(0), tp.cols, raw[0], pad));
-      if constexpr (fused)
-        load_row_pack_raw<P>(static_cast<const T*>(res_row), tp.col(0), tp.cols, res[0], from_float<T>(0.0f));
-    }
-    if constexpr (K > 1) {
-      const int kt = tp.partial_tail();
-      if (kt > 0) {
-        const int64_t col = tp.c0 + static_cast<int64_t>(kt) * thread_packs<K, G, N>::stride;
-        aligned_array<T, N> t, tr;
-        const unsigned bits = load_row_pack_raw<P>(in_row, col, tp.cols, t, pad);
-        if constexpr (fused)
-          load_row_pack_raw<P>(static_cast<const T*>(res_row), col, tp.cols, tr, from_float<T>(0.0f));
+    // Edge packs (a row's head and tail) last, element by element, once the whole packs are
+    // all in flight. (Selecting the tail by its run-time index instead, as the store does, cost
+    // 16-bit sub-warp rows two registers: 48 -> 50, one CTA per SM less; ptxas -v.)
 #pragma unroll
-        for (int k = 1; k < K; ++k) {
-          if (k == kt) {
-            raw[k] = t;
-            if constexpr (fused) res[k] = tr;
-            ok.set_pack(k * N, bits);
-          }
-        }
+    for (int k = 0; k < K; ++k) {
+      if (!tp.whole(k) && tp.touches(k)) {
+        ok.set_pack(k * N, load_row_pack_raw<P>(in_row, tp.col(k), tp.cols, raw[k], pad));
+        if constexpr (fused)
+          load_row_pack_raw<P>(static_cast<const T*>(res_row), tp.col(k), tp.cols, res[k], from_float<T>(0.0f));
       }
     }
   }
@@ -210,7 +194,7 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, 
         store_whole_pack<streaming_store>(out_row + tp.col(k), pack(k));
       }
     }
-    // The (at most two) partial packs element by element, as in load_op_raw_packs.
+    // The (at most two) partial packs last, element by element: the head (k = 0) and the tail.
     if (!tp.whole(0) && tp.touches(0)) {
       apply_op<InPlace>(op, pack(0), tp.col(0), st, checked_columns{});
       store_row_pack<streaming_store>(out_row, tp.col(0), tp.cols, pack(0));
