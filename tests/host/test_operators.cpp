@@ -8,6 +8,7 @@
 #include <rowwise/numeric/dtype.cuh>
 #include <rowwise/reduce/max_sum.cuh>
 #include <rowwise/reduce/online_softmax.cuh>
+#include <rowwise/reduce/shifted_welford.cuh>
 #include <rowwise/reduce/welford.cuh>
 
 #include "support/inputs.hpp"
@@ -421,6 +422,103 @@ TEST_CASE("welford: a constant row has variance exactly 0 in any merge order", "
     for (const auto& [name, w] : all_orders<welford_reducer>(welford_leaves(x), rng)) {
       INFO("c " << c << ", " << name);
       CHECK(w.mean == c);
+      CHECK(w.m2 == 0.0f);
+    }
+  }
+}
+
+// ================================================================================================
+// Shifted Welford (the registers strategy's LayerNorm moments): each group of values summarised
+// by the exact two-pass around its own fp32 mean, as a warp does; groups merged in any order.
+
+namespace {
+
+using rowwise::shifted_welford_reducer;
+using rowwise::shifted_welford_value;
+
+// One leaf per group of `group` consecutive values, computed in fp32 as registers_kernel does:
+// shift = sum / n, then q = sum (x - shift)^2 and c = sum (x - shift).
+std::vector<shifted_welford_value> shifted_leaves(const std::vector<float>& x, size_t group) {
+  std::vector<shifted_welford_value> leaves;
+  for (size_t b = 0; b < x.size(); b += group) {
+    const size_t e = std::min(x.size(), b + group);
+    float s = 0.0f;
+    for (size_t i = b; i < e; ++i) s += x[i];
+    const float n = static_cast<float>(e - b);
+    const float shift = s / n;
+    float q = 0.0f, c = 0.0f;
+    for (size_t i = b; i < e; ++i) {
+      const float d = x[i] - shift;
+      c += d;
+      q = std::fma(d, d, q);
+    }
+    leaves.push_back(shifted_welford_reducer::from_two_pass(n, shift, q, c));
+  }
+  return leaves;
+}
+
+double shifted_mean(shifted_welford_value v) {
+  return static_cast<double>(v.shift) + static_cast<double>(v.dmean);
+}
+
+}  // namespace
+
+TEST_CASE("shifted welford: identity is neutral exactly; an empty two-pass is the identity", "[host][operators]") {
+  const shifted_welford_reducer op;
+  const shifted_welford_value id = shifted_welford_reducer::identity();
+  const shifted_welford_value a = shifted_welford_reducer::from_two_pass(3.0f, 1e4f, 2e-4f, 1e-3f);
+  for (const shifted_welford_value r : {op(id, a), op(a, id)}) {
+    CHECK(r.n == a.n);
+    CHECK(r.shift == a.shift);
+    CHECK(r.dmean == a.dmean);
+    CHECK(r.m2 == a.m2);
+  }
+  const shifted_welford_value e = shifted_welford_reducer::from_two_pass(0.0f, 5.0f, 1.0f, 1.0f);
+  CHECK(e.n == 0.0f);
+  CHECK(rowwise::shifted_welford_variance(e) == 0.0f);
+  CHECK(rowwise::shifted_welford_variance(id) == 0.0f);
+}
+
+TEST_CASE("shifted welford: groups merged in any order give the two-pass statistics, also for mean 1e4 / std 1e-2",
+          "[host][operators]") {
+  // Unlike plain Welford (previous cases), the merged mean is kept as shift + offset, so rows
+  // whose mean dwarfs their spread keep full fp32 accuracy relative to the spread, in any order.
+  seeded_rng rng("shifted welford");
+  INFO(rng.describe());
+  for (int trial = 0; trial < 60; ++trial) {
+    const int64_t n = trial < 3 ? 1 + trial : 1 + rng.index(8192);
+    const bool huge_mean = trial % 2 == 1;
+    const double mu = huge_mean ? 1e4 : rng.uniform(-5.0, 5.0);
+    const double sd = huge_mean ? 1e-2 : std::vector<double>{0.1, 1.0, 10.0}[static_cast<size_t>(trial % 3)];
+    std::vector<float> x(static_cast<size_t>(n));
+    for (float& v : x) v = static_cast<float>(rng.normal(mu, sd));
+    const two_pass ref = direct_stats(x);
+    const double ref_sd = std::sqrt(ref.var);
+    const size_t group = std::vector<size_t>{8, 32, 256}[static_cast<size_t>(trial % 3)];
+    const double rtol = rowwise_test::grown_rtol(1e-5, 23, n);
+    for (const auto& [name, w] : all_orders<shifted_welford_reducer>(shifted_leaves(x, group), rng)) {
+      const double var = rowwise::shifted_welford_variance(w);
+      INFO("trial " << trial << ", n " << n << ", group " << group << ", " << name << ": mean "
+                    << shifted_mean(w) << " (two-pass " << ref.mean << "), var " << var << " (two-pass "
+                    << ref.var << ")");
+      CHECK(w.n == static_cast<float>(n));
+      CHECK(std::fabs(shifted_mean(w) - ref.mean) <= rtol * ref_sd);
+      if (ref.var == 0.0) {
+        CHECK(var == 0.0);
+      } else {
+        CHECK(std::fabs(var - ref.var) <= rtol * ref.var);
+      }
+    }
+  }
+}
+
+TEST_CASE("shifted welford: a constant row has variance exactly 0 and its mean exactly", "[host][operators]") {
+  seeded_rng rng("shifted welford constant row");
+  for (float c : {0.0f, 3.0f, -1e4f, 123.456f}) {
+    const std::vector<float> x(1000, c);
+    for (const auto& [name, w] : all_orders<shifted_welford_reducer>(shifted_leaves(x, 32), rng)) {
+      INFO("c " << c << ", " << name);
+      CHECK(shifted_mean(w) == static_cast<double>(c));
       CHECK(w.m2 == 0.0f);
     }
   }
