@@ -759,6 +759,44 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows staged in shared memory (clu
 
 // --- invalid arguments ------------------------------------------------------------------------------
 
+TEST_CASE("layer_norm: many fp32 rows of 96-256 KiB over a cluster in registers (several rows per cluster, "
+          "uneven segments, strides, in place)",
+          "[gpu][norms]") {
+  seeded_rng rng("norms clustered rows");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  const int64_t many = dev.sm_count * 3 + 5;  // more rows than resident clusters: each loops
+  struct rows_case {
+    int64_t cols;
+    call_layout layout;
+  };
+  const rows_case cases[] = {
+      {32768, contiguous()},   // 4 CTAs of 256 threads
+      {65536, in_place()},     // 8 CTAs of 256 threads
+      {24576 + 4, strided(4)}, // just past 96 KiB: 4 CTAs, the last segment shorter
+      {40000, offset_both(1)}, // rows start mid-pack: one more pack, still whole-pack segments
+  };
+  int k = 0;
+  for (const rows_case& rc : cases) {
+    norm_case c;
+    c.op = norm_op::layer_norm;
+    c.t = dtype::f32;
+    c.rows = many;
+    c.cols = rc.cols;
+    c.layout = rc.layout;
+    c.stream = stream.get();
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
+    INFO(describe(pl));
+    if (dev.clusters) {
+      CHECK(pl.kind == dsp::strategy::registers);
+      CHECK(pl.cluster > 1);
+    }
+    combo(c, k++);
+    run_case(c, rng);
+  }
+}
+
 TEST_CASE("norms: invalid arguments return invalid_argument naming the op and launch nothing",
           "[gpu][norms][sanitize]") {
   test_stream stream;

@@ -299,6 +299,27 @@ TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block clus
       }
 }
 
+TEST_CASE("softmax/log_softmax: many fp32 rows of 96-256 KiB over a cluster in registers (several rows per "
+          "cluster, uneven segments, strides, in place)",
+          "[gpu][softmax]") {
+  seeded_rng rng("softmax clustered rows");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  const int64_t many = dev.sm_count * 3 + 5;  // more rows than resident clusters: each loops
+  const std::pair<int64_t, call_layout> cases[] = {
+      {32768, contiguous()}, {65536, in_place()}, {24576 + 4, strided(4)}, {40000, offset_both(1)}};
+  for (const auto& [cols, layout] : cases) {
+    const auto p = plan_of(dtype::f32, many, cols, layout, dev);
+    INFO(describe(p));
+    if (dev.clusters) {
+      CHECK(p.kind == dsp::strategy::registers);
+      CHECK(p.cluster > 1);
+    }
+    for (bool log : {false, true}) run_case({dtype::f32, log, many, cols, layout, row_kind::random, stream.get()}, rng);
+  }
+}
+
 // --- adversarial rows -------------------------------------------------------------------------------
 
 TEST_CASE("softmax/log_softmax: adversarial rows (logit 120 / span 200 / all -inf / NaN / +inf / subnormal / "

@@ -232,6 +232,46 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   CHECK(plan(h200, 262144, 4, 0, true, 1).kind == dsp::strategy::streaming);
 }
 
+TEST_CASE("plan_rows: many fp32 rows of 96-256 KiB of ops that do not stage go over a cluster in registers",
+          "[host][plan]") {
+  auto plan = [](const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int n, int head,
+                 bool staged_op) {
+    dsp::problem p;
+    p.rows = rows;
+    p.cols = cols;
+    p.elem_bytes = elem_bytes;
+    p.pack_elems = n;
+    p.head = head;
+    p.staged_op = staged_op;
+    return dsp::plan_rows(p, dev);
+  };
+  const dsp::device_limits h200 = h200_like();
+  // fp32 32768 (128 KiB): 4 CTAs of 256 threads x 8 packs; 65536 (256 KiB): 8 of them.
+  dsp::plan pl = plan(h200, 100000, 32768, 4, 4, 0, false);
+  CHECK(pl.kind == dsp::strategy::registers);
+  CHECK(pl.cluster == 4);
+  CHECK(pl.block == 256);
+  CHECK(pl.persistent);
+  pl = plan(h200, 100000, 65536, 4, 4, 0, false);
+  CHECK(pl.kind == dsp::strategy::registers);
+  CHECK(pl.cluster == 8);
+  CHECK(pl.block == 256);
+  // A misaligned head still splits (whole packs per segment); the segment covers the extra pack.
+  pl = plan(h200, 100000, 32768, 4, 4, 3, false);
+  CHECK(pl.kind == dsp::strategy::registers);
+  CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(32768, 4, 3));
+  // Not: below 96 KiB, above 8 CTAs of 256 threads, 16-bit rows, one-element packs, ops that stage,
+  // no clusters, few rows (spread over the GPU instead).
+  CHECK(plan(h200, 100000, 20480, 4, 4, 0, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 65536 + 4, 4, 4, 0, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 152064, 4, 4, 0, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 65536, 2, 8, 0, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 32768, 4, 1, 0, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 65536, 4, 4, 0, true).kind == dsp::strategy::staged);
+  CHECK(plan(a100_like(), 100000, 32768, 4, 4, 0, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 8, 32768, 4, 4, 0, false).cluster == dsp::spread_cluster(8, 8192, h200));
+}
+
 TEST_CASE("plan_rows: very long rows and very many rows stay valid (int64 sizes)", "[host][plan]") {
   for (const dsp::device_limits& dev : {h200_like(), a100_like()})
     for (int elem_bytes : {4, 2})

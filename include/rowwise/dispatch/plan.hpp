@@ -153,13 +153,28 @@ constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t
   return 0;
 }
 
+/// The cluster size for many long rows held in registers over a cluster (policy.hpp:
+/// clustered_rows_*), or 0 when that regime does not apply.
+constexpr int clustered_rows_cluster(const problem& p, const device_limits& dev, int64_t packs) {
+  if (p.staged_op || !dev.clusters || p.elem_bytes != clustered_rows_elem_bytes ||
+      p.pack_elems * p.elem_bytes != 16 || p.cols * p.elem_bytes < clustered_rows_min_row_bytes)
+    return 0;
+  for (int c = 2; c <= clustered_rows_max_cluster; c *= 2) {
+    const int cfg = first_registers_config(ceil_div(packs, c), p.pack_elems, 64);
+    if (cfg >= 0 && registers_configs[cfg].block <= clustered_rows_max_block) return c;
+  }
+  return 0;
+}
+
 /// Choose how to run `p` on `dev`:
 /// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
 ///    (each CTA then holds a segment in registers);
 /// 2. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
 ///    the smallest cluster whose segments fit the staging budget (at least the spread cluster);
-/// 3. otherwise longer rows, many of them: one CTA per row, streaming (pass 2 re-reads the row);
+/// 3. longer rows, many of them: 4-byte rows of 96-256 KiB of ops that do not stage, each over a
+///    cluster of 2-8 CTAs holding segments in registers; otherwise one CTA per row, streaming
+///    (pass 2 re-reads the row);
 /// 4. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
 ///    stream it when even 16 CTAs' shared memory cannot hold the row.
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
@@ -189,9 +204,16 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   // cluster barrier per row costs ~0.6 us and the cache's 100-200 KiB leaves one CTA per SM.
   // Its second read of a row hits L2 only while the resident rows fit it: from 32768 fp32 /
   // 65536 16-bit columns it goes back to DRAM (ncu, bench/NOTES.md 17), the known gap of this
-  // regime. Few rows: spread each over a cluster, caching
-  // its segment in shared memory when it fits.
-  if (spread == 1) return make_chunked_plan(p, false, 1, packs);
+  // regime; 4-byte rows of 96-256 KiB of ops that do not stage go over a cluster in registers
+  // instead (policy.hpp: clustered_rows_*). Few rows: spread each over a cluster, caching its
+  // segment in shared memory when it fits.
+  if (spread == 1) {
+    if (const int c = clustered_rows_cluster(p, dev, packs); c > 0) {
+      const int64_t segment = ceil_div(packs, c);
+      return make_registers_plan(p, first_registers_config(segment, n, 64), c, segment);
+    }
+    return make_chunked_plan(p, false, 1, packs);
+  }
   const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 1024;
   for (int c = spread; c <= max_cluster; c *= 2) {
     const int64_t segment = ceil_div(packs, c);

@@ -114,6 +114,19 @@ constexpr int staged_unroll_for(int pack_elems) {
   return staged_values_per_step / pack_elems > 0 ? staged_values_per_step / pack_elems : 1;
 }
 
+/// Many rows of 4-byte elements too long for one CTA's registers, of ops that do not stage them:
+/// each row over the smallest cluster (2..clustered_rows_max_cluster CTAs) whose CTAs hold their
+/// segment in registers with at most clustered_rows_max_block threads, for rows reading at least
+/// clustered_rows_min_row_bytes. Measured on the H200 (bench/NOTES.md 19h, L2 flushed) against
+/// streaming: fp32 32768 columns over 4 CTAs of 256 threads: softmax 72 -> 78 %, log_softmax
+/// 73 -> 79 %, layer_norm 66 -> 71 %; 65536 over 8: 67 -> 76 %, 67 -> 76 %, 57 -> 67 %; at 20480
+/// (80 KiB) no better (78 vs 78 %, 73 vs 70 %); clusters of 16 worse (57 vs 63 % at 152064);
+/// 16-bit rows 10-20 points worse.
+inline constexpr int clustered_rows_elem_bytes = 4;
+inline constexpr int64_t clustered_rows_min_row_bytes = 96 * 1024;
+inline constexpr int clustered_rows_max_cluster = 8;
+inline constexpr int clustered_rows_max_block = 256;
+
 /// Split rows over a cluster only when each CTA of the split still gets this many packs (16 KiB):
 /// below it one CTA's loads are all in flight at once anyway, and the split only adds the
 /// cluster launch and barrier (about 0.3 us, H200-FACTS.md).
