@@ -145,13 +145,15 @@ void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, i
   }
 }
 
-dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int n, int head) {
+dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int n, int head,
+                   bool staged_op = false) {
   dsp::problem p;
   p.rows = rows;
   p.cols = cols;
   p.elem_bytes = elem_bytes;
   p.pack_elems = n;
   p.head = head;
+  p.staged_op = staged_op;
   return dsp::plan_rows(p, dev);
 }
 
@@ -234,17 +236,7 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
 
 TEST_CASE("plan_rows: many fp32 rows of 96-256 KiB of ops that do not stage go over a cluster in registers",
           "[host][plan]") {
-  auto plan = [](const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int n, int head,
-                 bool staged_op) {
-    dsp::problem p;
-    p.rows = rows;
-    p.cols = cols;
-    p.elem_bytes = elem_bytes;
-    p.pack_elems = n;
-    p.head = head;
-    p.staged_op = staged_op;
-    return dsp::plan_rows(p, dev);
-  };
+  const auto plan = plan_for;
   const dsp::device_limits h200 = h200_like();
   // fp32 32768 (128 KiB): 4 CTAs of 256 threads x 8 packs; 65536 (256 KiB): 8 of them.
   dsp::plan pl = plan(h200, 100000, 32768, 4, 4, 0, false);
