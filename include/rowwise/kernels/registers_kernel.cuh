@@ -25,8 +25,8 @@
 namespace rowwise {
 namespace kernels {
 
-/// Ops that declare `two_pass = true` (row_op.cuh) reduce by exact two-pass moments when a CTA
-/// holds the whole row; the others (and every op split over a cluster) by their reducer.
+/// Ops that declare `two_pass = true` (row_op.cuh) reduce by exact two-pass moments
+/// (two_pass_moments, with or without a cluster); the others by their reducer.
 template <class Op, class = void>
 struct op_two_pass : std::false_type {};
 template <class Op>

@@ -60,16 +60,6 @@ struct row_all_reduce {
     return cluster_reduce::reduce(v, s.cluster, parity, first_call, op);
   }
 
-  /// The same over this CTA's threads of the row only (no cluster step): for kernels that know
-  /// they run without a cluster. Same storage and parity rules.
-  __device__ __forceinline__ static value_type reduce_in_cta(value_type v, storage& s, int parity,
-                                                             Reducer op = {}) {
-    if constexpr (whole_block)
-      return block_reduce::reduce(v, s.block[parity], op);
-    else
-      return warp_all_reduce<(G <= 32 ? G : 32)>(v, op);
-  }
-
   __device__ __forceinline__ static int cluster_size() { return static_cast<int>(cluster_reduce::size()); }
   __device__ __forceinline__ static int cluster_rank() { return static_cast<int>(cluster_reduce::rank()); }
 };

@@ -71,17 +71,17 @@ struct thread_packs {
   __device__ __forceinline__ int64_t col(int k) const { return c0 + offset(k); }
 };
 
-/// Load the thread's packs of an op's input, as T, into raw (slots outside the row hold Op::pad;
+/// Load the thread's packs of an op's input as fp32 into v (slots outside the row hold Op::pad;
 /// ok says which slots are row elements). With Fuse (default: the op's fuses_residual) it reads
 /// in + residual, rounds the sum once to T, stores it back to the residual row and keeps that
-/// stored value in raw.
+/// stored value.
 template <class Op, load_policy P, bool streaming_store, bool Fuse = Op::fuses_residual, int K,
           int G, int N, class T>
-__device__ __forceinline__ void load_op_raw_packs(const thread_packs<K, G, N>& tp, const T* in_row,
-                                                  T* res_row, aligned_array<T, N> (&raw)[K],
-                                                  slot_mask<K * N>& ok) {
+__device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, const T* in_row,
+                                              T* res_row, float (&v)[K * N], slot_mask<K * N>& ok) {
   constexpr bool fused = Fuse;
   aligned_array<T, N> res[fused ? K : 1];
+  aligned_array<T, N> raw[K];
   const T pad = from_float<T>(Op::pad);
   if (tp.all_whole()) {
     const T* in0 = in_row + tp.c0;
@@ -140,15 +140,6 @@ __device__ __forceinline__ void load_op_raw_packs(const thread_packs<K, G, N>& t
       }
     }
   }
-}
-
-/// The same as fp32 values in v.
-template <class Op, load_policy P, bool streaming_store, bool Fuse = Op::fuses_residual, int K,
-          int G, int N, class T>
-__device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, const T* in_row,
-                                              T* res_row, float (&v)[K * N], slot_mask<K * N>& ok) {
-  aligned_array<T, N> raw[K];
-  load_op_raw_packs<Op, P, streaming_store, Fuse>(tp, in_row, res_row, raw, ok);
 #pragma unroll
   for (int k = 0; k < K; ++k) pack_to_float(raw[k], *reinterpret_cast<float(*)[N]>(&v[k * N]));
 }
