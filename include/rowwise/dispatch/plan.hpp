@@ -153,17 +153,19 @@ constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t
   return 0;
 }
 
-/// The cluster size for many long rows held in registers over a cluster (policy.hpp:
-/// clustered_rows_*), or 0 when that regime does not apply.
-constexpr int clustered_rows_cluster(const problem& p, const device_limits& dev, int64_t packs) {
+/// Many long rows held in registers over the smallest cluster that fits them (policy.hpp:
+/// clustered_rows_*); an invalid plan when that regime does not apply.
+constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, int64_t packs) {
   if (p.staged_op || !dev.clusters || p.elem_bytes != clustered_rows_elem_bytes ||
       p.pack_elems * p.elem_bytes != 16 || p.cols * p.elem_bytes < clustered_rows_min_row_bytes)
-    return 0;
+    return plan{};
   for (int c = 2; c <= clustered_rows_max_cluster; c *= 2) {
-    const int cfg = first_registers_config(ceil_div(packs, c), p.pack_elems, 64);
-    if (cfg >= 0 && registers_configs[cfg].block <= clustered_rows_max_block) return c;
+    const int64_t segment = ceil_div(packs, c);
+    const int cfg = first_registers_config(segment, p.pack_elems, 64);
+    if (cfg >= 0 && registers_configs[cfg].block <= clustered_rows_max_block)
+      return make_registers_plan(p, cfg, c, segment);
   }
-  return 0;
+  return plan{};
 }
 
 /// Choose how to run `p` on `dev`:
@@ -208,10 +210,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   // instead (policy.hpp: clustered_rows_*). Few rows: spread each over a cluster, caching its
   // segment in shared memory when it fits.
   if (spread == 1) {
-    if (const int c = clustered_rows_cluster(p, dev, packs); c > 0) {
-      const int64_t segment = ceil_div(packs, c);
-      return make_registers_plan(p, first_registers_config(segment, n, 64), c, segment);
-    }
+    if (const plan clustered = clustered_rows_plan(p, dev, packs); clustered.valid) return clustered;
     return make_chunked_plan(p, false, 1, packs);
   }
   const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 1024;
