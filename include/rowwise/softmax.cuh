@@ -22,8 +22,7 @@ status softmax_rows(matrix_view<In> in, matrix_view<Out> out, cudaStream_t strea
                               in.row_stride, out.row_stride, 0};
   const dispatch::row_layout layouts[] = {{reinterpret_cast<uintptr_t>(in.data), in.row_stride},
                                           {reinterpret_cast<uintptr_t>(out.data), out.row_stride}};
-  // 16-bit outputs use the one-instruction exponential (kernels/ops/softmax_op.cuh says why).
-  return dispatch::run_rows<Msg>(kernels::softmax_op<Log, (sizeof(T) < 4)>{}, io, layouts, 2, stream);
+  return dispatch::run_rows<Msg>(kernels::softmax_op<Log>{}, io, layouts, 2, stream);
 }
 
 }  // namespace detail

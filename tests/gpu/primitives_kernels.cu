@@ -80,17 +80,18 @@ __global__ void __launch_bounds__(cluster_test_block_threads)
   using cluster_reduce = rowwise::cluster_all_reduce<MaxClusterSize, Reducer>;
   __shared__ typename block_reduce::storage block_storage[2];
   __shared__ typename cluster_reduce::storage cluster_storage;  // same offset in every CTA
-  // The contract: announce the CTA's start once at entry; the first reduce waits for every CTA.
-  cluster_reduce::announce_start();
+  // The contract: start once at entry, reduce for steps 0, 1, ..., finish before exit.
+  cluster_reduce::start(cluster_storage);
   const size_t threads = static_cast<size_t>(gridDim.x) * cluster_test_block_threads;
   const size_t t = static_cast<size_t>(blockIdx.x) * cluster_test_block_threads + threadIdx.x;
   for (int r = 0; r < rows; ++r) {
     const size_t i = static_cast<size_t>(r) * threads + t;
     typename Reducer::value_type v =
         block_reduce::reduce(leaf_value<Reducer>(in[i]), block_storage[r & 1], Reducer{});
-    v = cluster_reduce::reduce(v, cluster_storage, r & 1, /*first_call=*/r == 0, Reducer{});
+    v = cluster_reduce::reduce(v, cluster_storage, r, Reducer{});
     store_result(out, i, v);
   }
+  cluster_reduce::finish(rows);
 }
 
 // --- host side ----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@
 //                                                        called once per row, storages alternating
 //   cluster in[r * T + t]    -> out[(r * T + t) * W + w] per row: block_all_reduce (storages
 //                                                        alternating), then cluster_all_reduce
-//                                                        with parity r & 1
+//                                                        step r (start / finish around the rows)
 // where W = result_words(kind): 1 (sum, max), 2 (online softmax: m, d), 3 (Welford: n, mean, m2).
 #pragma once
 
@@ -70,7 +70,7 @@ device_run run_warp_all_reduce(reducer_kind kind, int group_size, int block_thre
 device_run run_block_all_reduce(reducer_kind kind, int block_threads, int rows, const std::vector<float>& in);
 
 /// Per row: block_all_reduce<cluster_test_block_threads>, then
-/// cluster_all_reduce<max_cluster_size> (max_cluster_size in cluster_sizes) with parity row & 1.
+/// cluster_all_reduce<max_cluster_size> (max_cluster_size in cluster_sizes), one step per row.
 /// Grid = in.size() / (rows * cluster_test_block_threads) CTAs, a multiple of cluster_size.
 /// cluster_size 2..max_cluster_size: launched with cudaLaunchKernelEx and a cluster dimension
 /// (the primitive reads the actual size at run time); needs sm_90 (cudaErrorNotSupported, with

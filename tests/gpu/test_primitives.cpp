@@ -555,7 +555,7 @@ constexpr int warp_test_blocks = 2;
 constexpr int block_test_blocks = 3;
 constexpr int block_test_rows = 3;  // storages 0, 1, 0: call 3 reuses call 1's storage
 constexpr int cluster_test_clusters = 2;
-constexpr int cluster_test_rows = 5;  // parities 0, 1, 0, 1, 0
+constexpr int cluster_test_rows = 9;  // steps 0..8: each of the 4 slot sets reused, phases flipped
 
 std::vector<group> make_groups(primitive p, int size, size_t& n) {
   std::vector<group> groups;
@@ -594,7 +594,7 @@ std::vector<group> make_groups(primitive p, int size, size_t& n) {
       for (int r = 0; r < cluster_test_rows; ++r) {
         for (int c = 0; c < cluster_test_clusters; ++c) {
           group g;
-          g.label = "row " + std::to_string(r) + " (parity " + std::to_string(r & 1) + "), cluster " +
+          g.label = "row " + std::to_string(r) + " (step " + std::to_string(r) + "), cluster " +
                     std::to_string(c) + " (member = rank * " + std::to_string(cluster_test_block_threads) +
                     " + threadIdx.x)";
           const size_t cta0 = static_cast<size_t>(c) * static_cast<size_t>(size);
@@ -760,25 +760,24 @@ TEST_CASE("block_all_reduce with welford_reducer: every block size and input pat
   check_all(primitive::block, reducer_kind::welford, block_shapes, all_patterns);
 }
 
-// --- cluster_all_reduce (sm_90): clusters of 2, 4, 8, 16 CTAs of 128 threads, 5 rows alternating
-//     parity, every operator, every input pattern; MaxClusterSize == the cluster size, and
+// --- cluster_all_reduce (sm_90): clusters of 2, 4, 8, 16 CTAs of 128 threads, 9 row steps (the
+//     push exchange's 4 slot sets each reused, barrier phases flipped), every operator, every input pattern; MaxClusterSize == the cluster size, and
 //     MaxClusterSize 16 launched with clusters of 1 (no clusters: any device), 2, 4 and 8 ---------
 
-TEST_CASE("cluster_all_reduce with sum_reducer: every cluster size and input pattern, alternating parity",
+TEST_CASE("cluster_all_reduce with sum_reducer: every cluster size and input pattern, 9 steps",
           "[gpu][primitives][cluster]") {
   check_all(primitive::cluster, reducer_kind::sum, cluster_shapes, all_patterns);
 }
-TEST_CASE("cluster_all_reduce with max_reducer: every cluster size and input pattern, alternating parity",
+TEST_CASE("cluster_all_reduce with max_reducer: every cluster size and input pattern, 9 steps",
           "[gpu][primitives][cluster]") {
   check_all(primitive::cluster, reducer_kind::max, cluster_shapes, all_patterns);
 }
 TEST_CASE(
-    "cluster_all_reduce with online_softmax_reducer: every cluster size and input pattern, alternating "
-    "parity",
+    "cluster_all_reduce with online_softmax_reducer: every cluster size and input pattern, 9 steps",
     "[gpu][primitives][cluster]") {
   check_all(primitive::cluster, reducer_kind::online_softmax, cluster_shapes, all_patterns);
 }
-TEST_CASE("cluster_all_reduce with welford_reducer: every cluster size and input pattern, alternating parity",
+TEST_CASE("cluster_all_reduce with welford_reducer: every cluster size and input pattern, 9 steps",
           "[gpu][primitives][cluster]") {
   check_all(primitive::cluster, reducer_kind::welford, cluster_shapes, all_patterns);
 }
@@ -796,8 +795,7 @@ TEST_CASE("block_all_reduce, sanitizer subset: 96 threads (3 warps), alternating
   for (reducer_kind kind : all_reducers) check_all(primitive::block, kind, sizes, sanitize_patterns);
 }
 TEST_CASE(
-    "cluster_all_reduce, sanitizer subset: cluster_all_reduce<16> in clusters of 4, alternating parity, "
-    "every operator",
+    "cluster_all_reduce, sanitizer subset: cluster_all_reduce<16> in clusters of 4, 9 steps, every operator",
     "[gpu][primitives][cluster][sanitize]") {
   const std::vector<shape_size> sizes = {{4, 16}};  // MaxClusterSize 16, as the kernels use
   for (reducer_kind kind : all_reducers) check_all(primitive::cluster, kind, sizes, sanitize_patterns);

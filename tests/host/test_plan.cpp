@@ -146,7 +146,7 @@ void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, i
 }
 
 dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int n, int head,
-                   bool staged_op = false) {
+                   bool staged_op = false, bool column_params = false) {
   dsp::problem p;
   p.rows = rows;
   p.cols = cols;
@@ -154,6 +154,7 @@ dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, in
   p.pack_elems = n;
   p.head = head;
   p.staged_op = staged_op;
+  p.column_params = column_params;
   return dsp::plan_rows(p, dev);
 }
 
@@ -234,34 +235,78 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   CHECK(plan(h200, 262144, 4, 0, true, 1).kind == dsp::strategy::streaming);
 }
 
-TEST_CASE("plan_rows: many fp32 rows of 96-256 KiB of ops that do not stage go over a cluster in registers",
+TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster in registers where a rule says so",
           "[host][plan]") {
   const auto plan = plan_for;
   const dsp::device_limits h200 = h200_like();
   // fp32 32768 (128 KiB): 4 CTAs of 256 threads x 8 packs; 65536 (256 KiB): 8 of them.
-  dsp::plan pl = plan(h200, 100000, 32768, 4, 4, 0, false);
+  dsp::plan pl = plan(h200, 100000, 32768, 4, 4, 0, false, false);
   CHECK(pl.kind == dsp::strategy::registers);
   CHECK(pl.cluster == 4);
   CHECK(pl.block == 256);
   CHECK(pl.persistent);
-  pl = plan(h200, 100000, 65536, 4, 4, 0, false);
+  pl = plan(h200, 100000, 65536, 4, 4, 0, false, false);
   CHECK(pl.kind == dsp::strategy::registers);
   CHECK(pl.cluster == 8);
   CHECK(pl.block == 256);
   // A misaligned head still splits (whole packs per segment); the segment covers the extra pack.
-  pl = plan(h200, 100000, 32768, 4, 4, 3, false);
+  pl = plan(h200, 100000, 32768, 4, 4, 3, false, false);
   CHECK(pl.kind == dsp::strategy::registers);
   CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(32768, 4, 3));
-  // Not: below 96 KiB, above 8 CTAs of 256 threads, 16-bit rows, one-element packs, ops that stage,
-  // no clusters, few rows (spread over the GPU instead).
-  CHECK(plan(h200, 100000, 20480, 4, 4, 0, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 65536 + 4, 4, 4, 0, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 152064, 4, 4, 0, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 65536, 2, 8, 0, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 32768, 4, 1, 0, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 65536, 4, 4, 0, true).kind == dsp::strategy::staged);
-  CHECK(plan(a100_like(), 100000, 32768, 4, 4, 0, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 8, 32768, 4, 4, 0, false).cluster == dsp::spread_cluster(8, 8192, h200));
+  // 16-bit rows just past one CTA's registers (1536 packs of 8): 2 CTAs of at most 320 threads,
+  // also for ops with weights.
+  for (bool params : {false, true}) {
+    pl = plan(h200, 100000, 16384, 2, 8, 0, false, params);
+    CHECK(pl.kind == dsp::strategy::registers);
+    CHECK(pl.cluster == 2);
+    CHECK(pl.block == 256);
+    pl = plan(h200, 100000, 13000, 2, 8, 0, false, params);
+    CHECK(pl.kind == dsp::strategy::registers);
+    CHECK(pl.cluster == 2);
+    CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(13000, 8, 0));
+    CHECK(plan(h200, 100000, 20480, 2, 8, 0, false, params).block == 320);
+    CHECK(plan(h200, 100000, 24576, 2, 8, 0, false, params).kind == dsp::strategy::streaming);
+  }
+  // Not: fp32 ops with weights, fp32 below 96 KiB, above 8 CTAs of 256 threads, one-element packs,
+  // ops that stage, no clusters, few rows (spread over the GPU instead).
+  CHECK(plan(h200, 100000, 32768, 4, 4, 0, false, true).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 20480, 4, 4, 0, false, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 65536 + 4, 4, 4, 0, false, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 152064, 4, 4, 0, false, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 65536, 2, 8, 0, false, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 32768, 4, 1, 0, false, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 16384, 2, 1, 0, false, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 65536, 4, 4, 0, true, true).kind == dsp::strategy::staged);
+  CHECK(plan(h200, 100000, 16384, 2, 8, 0, true, true).kind == dsp::strategy::streaming);
+  CHECK(plan(a100_like(), 100000, 32768, 4, 4, 0, false, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 8, 32768, 4, 4, 0, false, false).cluster == dsp::spread_cluster(8, 8192, h200));
+}
+
+TEST_CASE("plan_rows: many long fp32 rows stream over a cluster of up to 8 CTAs of a chunk or more each",
+          "[host][plan]") {
+  const auto plan = plan_for;
+  const dsp::device_limits h200 = h200_like();
+  const int64_t chunk = static_cast<int64_t>(dsp::chunked_block) * dsp::chunked_unroll_for(4);  // packs
+  struct expect {
+    int64_t cols;
+    int cluster;
+  };
+  // layer_norm-like (weights: no registers rule for fp32) and softmax-like past the registers rule.
+  for (const expect e : {expect{16384, 1}, expect{24576, 1}, expect{32768, 2}, expect{65536, 4},
+                         expect{152064, 8}, expect{262144, 8}, expect{1 << 20, 8}}) {
+    const dsp::plan pl = plan(h200, 100000, e.cols, 4, 4, 0, false, true);
+    INFO("fp32 cols " << e.cols);
+    CHECK(pl.kind == dsp::strategy::streaming);
+    CHECK(pl.cluster == e.cluster);
+    CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(e.cols, 4, 0));
+    CHECK((pl.cluster == 1 || pl.segment_packs >= chunk));
+    CHECK(pl.persistent == (pl.cluster > 1));
+  }
+  CHECK(plan(h200, 100000, 152064, 4, 4, 0, false, false).cluster == 8);
+  // Not: 16-bit rows, one-element packs, no clusters.
+  CHECK(plan(h200, 100000, 262144, 2, 8, 0, false, false).cluster == 1);
+  CHECK(plan(h200, 100000, 262144, 4, 1, 0, false, false).cluster == 1);
+  CHECK(plan(a100_like(), 100000, 262144, 4, 4, 0, false, false).cluster == 1);
 }
 
 TEST_CASE("plan_rows: very long rows and very many rows stay valid (int64 sizes)", "[host][plan]") {

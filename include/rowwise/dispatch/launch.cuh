@@ -154,6 +154,7 @@ status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* la
   p.head = uniform_head(layouts[0], p.elem_bytes, p.pack_elems);
   p.row_inputs = Op::fuses_residual ? 2 : 1;
   p.staged_op = kernels::op_staged_long_rows<Op>::value;
+  p.column_params = Op::column_params;
   const plan pl = plan_rows(p, dev);
   if (!pl.valid) return status::not_supported(Msg::plan);
   if (pl.pack_elems == widest) return launch_plan<Msg, Op, T, widest>(pl, io, op, dev, stream);

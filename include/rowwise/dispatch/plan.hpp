@@ -27,6 +27,7 @@ struct problem {
                         // when rows differ (row stride not a multiple of N): plan for N-1
   int row_inputs = 1;   // matrices read per row (2 for ops that fuse a residual)
   bool staged_op = false;  // the op runs long rows on the staged strategy (its choice, measured)
+  bool column_params = false;  // the op reads per-column weights (layer_norm, rms_norm)
 };
 
 struct plan {
@@ -154,18 +155,32 @@ constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t
 }
 
 /// Many long rows held in registers over the smallest cluster that fits them (policy.hpp:
-/// clustered_rows_*); an invalid plan when that regime does not apply.
+/// clustered_rows_rules); an invalid plan when no rule applies.
 constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, int64_t packs) {
-  if (p.staged_op || !dev.clusters || p.elem_bytes != clustered_rows_elem_bytes ||
-      p.pack_elems * p.elem_bytes != 16 || p.cols * p.elem_bytes < clustered_rows_min_row_bytes)
-    return plan{};
-  for (int c = 2; c <= clustered_rows_max_cluster; c *= 2) {
-    const int64_t segment = ceil_div(packs, c);
-    const int cfg = first_registers_config(segment, p.pack_elems, 64);
-    if (cfg >= 0 && registers_configs[cfg].block <= clustered_rows_max_block)
-      return make_registers_plan(p, cfg, c, segment);
+  if (p.staged_op || !dev.clusters || p.pack_elems * p.elem_bytes != 16) return plan{};
+  for (const clustered_rows_rule& rule : clustered_rows_rules) {
+    if (rule.elem_bytes != p.elem_bytes || (p.column_params && !rule.column_params) ||
+        p.cols * p.elem_bytes < rule.min_row_bytes)
+      continue;
+    for (int c = 2; c <= rule.max_cluster; c *= 2) {
+      const int64_t segment = ceil_div(packs, c);
+      const int cfg = first_registers_config(segment, p.pack_elems, 64);
+      if (cfg >= 0 && registers_configs[cfg].block <= rule.max_block)
+        return make_registers_plan(p, cfg, c, segment);
+    }
   }
   return plan{};
+}
+
+/// CTAs per row for many rows that stream (policy.hpp: streaming_cluster_*): the most, up to
+/// streaming_max_cluster, that keep at least one chunk each; 1 where the rule does not apply.
+constexpr int streaming_cluster(const problem& p, const device_limits& dev, int64_t packs) {
+  if (!dev.clusters || p.elem_bytes != streaming_cluster_elem_bytes || p.pack_elems * p.elem_bytes != 16)
+    return 1;
+  const int64_t chunk = static_cast<int64_t>(chunked_block) * chunked_unroll_for(p.pack_elems);
+  int c = 1;
+  while (c * 2 <= streaming_max_cluster && packs / (c * 2) >= chunk) c *= 2;
+  return c;
 }
 
 /// Choose how to run `p` on `dev`:
@@ -174,9 +189,10 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
 ///    (each CTA then holds a segment in registers);
 /// 2. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
 ///    the smallest cluster whose segments fit the staging budget (at least the spread cluster);
-/// 3. longer rows, many of them: 4-byte rows of 96-256 KiB of ops that do not stage, each over a
-///    cluster of 2-8 CTAs holding segments in registers; otherwise one CTA per row, streaming
-///    (pass 2 re-reads the row);
+/// 3. longer rows, many of them: rows of ops that do not stage that a rule of
+///    clustered_rows_rules takes, each over a small cluster holding segments in registers;
+///    otherwise streaming (pass 2 re-reads the row), one CTA per row, or for fp32 rows of two
+///    chunks and more a cluster of up to 8 CTAs with at least a chunk each;
 /// 4. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
 ///    stream it when even 16 CTAs' shared memory cannot hold the row.
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
@@ -206,12 +222,13 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   // cluster barrier per row costs ~0.6 us and the cache's 100-200 KiB leaves one CTA per SM.
   // Its second read of a row hits L2 only while the resident rows fit it: from 32768 fp32 /
   // 65536 16-bit columns it goes back to DRAM (ncu, bench/NOTES.md 17), the known gap of this
-  // regime; 4-byte rows of 96-256 KiB of ops that do not stage go over a cluster in registers
-  // instead (policy.hpp: clustered_rows_*). Few rows: spread each over a cluster, caching its
-  // segment in shared memory when it fits.
+  // regime; rows that a clustered-rows rule takes go over a cluster in registers instead, and
+  // long fp32 rows stream over a cluster whose segments stay in L2 (policy.hpp). Few rows:
+  // spread each over a cluster, caching its segment in shared memory when it fits.
   if (spread == 1) {
     if (const plan clustered = clustered_rows_plan(p, dev, packs); clustered.valid) return clustered;
-    return make_chunked_plan(p, false, 1, packs);
+    const int c = streaming_cluster(p, dev, packs);
+    return make_chunked_plan(p, false, c, ceil_div(packs, c));
   }
   const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 1024;
   for (int c = spread; c <= max_cluster; c *= 2) {

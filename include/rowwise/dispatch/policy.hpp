@@ -114,18 +114,42 @@ constexpr int staged_unroll_for(int pack_elems) {
   return staged_values_per_step / pack_elems > 0 ? staged_values_per_step / pack_elems : 1;
 }
 
-/// Many rows of 4-byte elements too long for one CTA's registers, of ops that do not stage them:
-/// each row over the smallest cluster (2..clustered_rows_max_cluster CTAs) whose CTAs hold their
-/// segment in registers with at most clustered_rows_max_block threads, for rows reading at least
-/// clustered_rows_min_row_bytes. Measured on the H200 (bench/NOTES.md 19h, L2 flushed) against
-/// streaming: fp32 32768 columns over 4 CTAs of 256 threads: softmax 72 -> 78 %, log_softmax
-/// 73 -> 79 %, layer_norm 66 -> 71 %; 65536 over 8: 67 -> 76 %, 67 -> 76 %, 57 -> 67 %; at 20480
-/// (80 KiB) no better (78 vs 78 %, 73 vs 70 %); clusters of 16 worse (57 vs 63 % at 152064);
-/// 16-bit rows 10-20 points worse.
-inline constexpr int clustered_rows_elem_bytes = 4;
-inline constexpr int64_t clustered_rows_min_row_bytes = 96 * 1024;
-inline constexpr int clustered_rows_max_cluster = 8;
-inline constexpr int clustered_rows_max_block = 256;
+/// Many rows too long for one CTA's registers, of ops that do not stage them: each row over the
+/// smallest cluster (2..max_cluster CTAs) whose CTAs hold their segment in registers with at most
+/// max_block threads, for rows of elem_bytes-byte elements (16-byte packs) reading at least
+/// min_row_bytes; ops with per-column weights only where column_params says so. One rule per
+/// element size. Measured on the H200 (bench/NOTES.md 19h, 20; L2 flushed) against streaming:
+/// - fp32 softmax / log_softmax, 32768 columns over 4 CTAs of 256 threads: 74 -> 91-92 %; 65536
+///   over 8: 68 -> 90 % (with the cluster exchange by pushes, NOTES 20; 78 / 76 % with a cluster
+///   barrier per row); at 20480 (80 KiB) no better; clusters of 16 worse; layer_norm fp32 72 /
+///   66 % against 81 / 74 % streaming over a cluster (streaming_cluster_* below): not for ops
+///   with weights.
+/// - 16-bit rows just past one CTA's registers (> 384 threads x 32 values), over 2 CTAs of at most
+///   320 threads: bf16 / fp16 softmax 13000 columns 49 / 54 -> 55 / 72 %, 16384 66 / 70 -> 75 /
+///   76 %, 20480 56 / 61 -> 68 / 70 %, layer_norm bf16 16384 63 -> 65 %; at 24576 (384 threads
+///   per CTA) mixed, from 28672 streaming wins (71-86 % against 63-72 %).
+struct clustered_rows_rule {
+  int elem_bytes;
+  int64_t min_row_bytes;
+  int max_cluster;
+  int max_block;
+  bool column_params;
+};
+inline constexpr clustered_rows_rule clustered_rows_rules[] = {
+    {4, 96 * 1024, 8, 256, false},
+    {2, 0, 2, 320, true},
+};
+
+/// Many rows that stream (fp32, 16-byte packs): each over a cluster of up to streaming_max_cluster
+/// CTAs, as many as keep at least one chunk (chunked_block x unroll packs, 64 KiB) per CTA. A
+/// CTA's fixed cost per row step (its block all-reduce, the pass set-up: ~850 instructions per
+/// warp, ncu) needs a chunk of data to amortise; and segments of 64-128 KiB keep the resident
+/// rows' second read in L2. Measured on the H200 (NOTES 20, L2 flushed) against one CTA per row:
+/// layer_norm fp32 32768 65 -> 81 % (2 CTAs), 65536 57 -> 74 % (4), 152064 55 -> 59 % (8),
+/// 262144 60 -> 57 % (8); softmax fp32 152064 64 -> 70 %, 262144 66 -> 70 % (8). Clusters of 16
+/// (14 resident) lost at 262144 for layer_norm; 16-bit rows measured mixed (-4 .. +3): not split.
+inline constexpr int streaming_cluster_elem_bytes = 4;
+inline constexpr int streaming_max_cluster = 8;
 
 /// Split rows over a cluster only when each CTA of the split still gets this many packs (16 KiB):
 /// below it one CTA's loads are all in flight at once anyway, and the split only adds the

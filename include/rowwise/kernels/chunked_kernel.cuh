@@ -39,10 +39,9 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 
   wait_for_prior_grids();  // before any global memory access (grid_dependency.cuh)
   allow_dependent_grids();
-  row_reduce::announce_start();
-  int parity = 0;
-  bool first = true;
-  for (int64_t row = blockIdx.x / csize; row < io.rows; row += gridDim.x / csize, parity ^= 1) {
+  row_reduce::start(smem);
+  int64_t it = 0;  // row steps taken (the cluster exchange's step index)
+  for (int64_t row = blockIdx.x / csize; row < io.rows; row += gridDim.x / csize, ++it) {
     const T* in_row = io.in + row * io.in_stride;
     T* out_row = io.out + row * io.out_stride;
     T* res_row = Op::fuses_residual ? io.residual + row * io.residual_stride : nullptr;
@@ -69,8 +68,7 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
       acc = reducer{}(acc, op.partial(v, ok));
     }
 
-    const value total = row_reduce::reduce(acc, smem, parity, first);
-    first = false;
+    const value total = row_reduce::reduce(acc, smem, it);
     const auto st = op.finalize(total);
 
     // Residual-fusing ops normalise the residual as stored; the streaming pass reads it back.
@@ -92,6 +90,7 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     }
     if (tid == 0 && rank == 0) op.store_stats(row, st);
   }
+  row_reduce::finish(it);
 }
 
 }  // namespace kernels

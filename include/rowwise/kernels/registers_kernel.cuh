@@ -36,7 +36,8 @@ struct op_two_pass<Op, std::enable_if_t<Op::two_pass>> : std::true_type {};
 /// (group) takes the exact two-pass over its values with shuffles only (its sum and count give
 /// its shift, then the deviations from it), and rows of several warps merge the warps' shifted
 /// Welford summaries with one block all-reduce (and one cluster all-reduce). Result in every
-/// thread of the row. `storage`, parity and first_call follow row_all_reduce's rules.
+/// thread of the row. `storage` and `step` follow row_all_reduce's rules (start and finish
+/// through `merge`).
 template <int G, int Block>
 struct two_pass_moments {
   static constexpr int group = G < 32 ? G : 32;
@@ -46,7 +47,7 @@ struct two_pass_moments {
   template <class Op, int M>
   __device__ __forceinline__ static shifted_welford_value reduce(const Op& op, const float (&v)[M],
                                                                  slot_mask<M> ok, storage& s,
-                                                                 int parity, bool first_call) {
+                                                                 int64_t step) {
     const float sum = op.first_partial(v, ok);
     const float_pair sum_n =
         warp_all_reduce<group>(float_pair{sum, static_cast<float>(ok.count())}, pair_sum_reducer{});
@@ -54,7 +55,7 @@ struct two_pass_moments {
     const float_pair qc = warp_all_reduce<group>(op.second_partial(v, ok, shift), pair_sum_reducer{});
     const shifted_welford_value mine = shifted_welford_reducer::from_two_pass(sum_n.b, shift, qc.a, qc.b);
     if constexpr (G >= 32 && merge::clustered)
-      return merge::reduce_warp_values(mine, s, parity, first_call);
+      return merge::reduce_warp_values(mine, s, step);
     else
       return mine;
   }
@@ -92,13 +93,15 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 
   wait_for_prior_grids();  // before any global memory access (grid_dependency.cuh)
   allow_dependent_grids();
-  row_reduce::announce_start();
-  int parity = 0;
-  bool first = true;
+  if constexpr (op_two_pass<Op>::value)
+    two_pass_moments<G, Block>::merge::start(smem_moments);
+  else
+    row_reduce::start(smem);
+  int64_t it = 0;  // row steps taken (the cluster exchange's step index)
   // The loop bound depends only on the block (cluster), so whole warps and blocks iterate
   // together and every shuffle / barrier is reached by all threads; rows past the end are masked.
   for (int64_t base = static_cast<int64_t>(blockIdx.x / csize) * rows_per_step; base < io.rows;
-       base += step, parity ^= 1) {
+       base += step, ++it) {
     const int64_t row = base + group;
     const bool active = row < io.rows;
     const int64_t r = active ? row : 0;
@@ -116,16 +119,16 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 
     typename Op::state st;
     if constexpr (op_two_pass<Op>::value) {
-      st = op.finalize_moments(two_pass_moments<G, Block>::reduce(op, v, ok, smem_moments, parity, first));
+      st = op.finalize_moments(two_pass_moments<G, Block>::reduce(op, v, ok, smem_moments, it));
     } else {
       const value mine = op.partial_in_place(v, ok);
-      st = op.finalize_in_place(row_reduce::reduce(mine, smem, parity, first), mine);
+      st = op.finalize_in_place(row_reduce::reduce(mine, smem, it), mine);
     }
-    first = false;
 
     store_op_packs<dispatch::streaming_stores, /*InPlace=*/true>(tp, op, st, out_row, v);
     if (active && lane == 0 && rank == 0) op.store_stats(row, st);
   }
+  row_reduce::finish(it);
 }
 
 }  // namespace kernels

@@ -5,6 +5,9 @@
 // picks the primitive for each case, so kernels only say "reduce over my row".
 #pragma once
 
+#include <cstdint>
+#include <type_traits>
+
 #include "rowwise/primitives/block_all_reduce.cuh"
 #include "rowwise/primitives/cluster_all_reduce.cuh"
 #include "rowwise/primitives/warp_all_reduce.cuh"
@@ -15,6 +18,9 @@ namespace kernels {
 /// Largest cluster a strategy may be launched with (16 needs the non-portable attribute).
 inline constexpr int max_cluster_size = 16;
 
+/// Every thread of the block calls start(s) once at kernel entry, reduce(...) for row steps
+/// 0, 1, 2, ... (the same steps in every CTA of a cluster), and finish(steps) once before exit
+/// (cluster_all_reduce's contract; without a cluster, start and finish do nothing).
 template <int G, int Block, class Reducer>
 struct row_all_reduce {
   static_assert(G <= 32 ? Block % G == 0 : G == Block, "a row is a warp group or the whole block");
@@ -23,41 +29,43 @@ struct row_all_reduce {
   using value_type = typename Reducer::value_type;
   using block_reduce = block_all_reduce<(Block > 32 ? Block : 32), Reducer>;
   using cluster_reduce = cluster_all_reduce<clustered ? max_cluster_size : 1, Reducer>;
+  static_assert(!clustered || Block >= max_cluster_size, "a clustered row has a thread per peer CTA");
 
   struct storage {
     typename block_reduce::storage block[2];
-    typename cluster_reduce::storage cluster;
+    std::conditional_t<clustered, typename cluster_reduce::storage, char> cluster;
   };
 
-  /// Every thread, once, at kernel entry (see cluster_all_reduce).
-  __device__ __forceinline__ static void announce_start() {
-    if constexpr (clustered) cluster_reduce::announce_start();
+  __device__ __forceinline__ static void start(storage& s) {
+    if constexpr (clustered) cluster_reduce::start(s.cluster);
   }
 
-  /// Every thread of the block calls this for every row step, alternating parity 0, 1, 0, ...
-  /// (the storages alternate, so one barrier per step suffices), with first_call on the first
-  /// step only. Result in every thread.
-  __device__ __forceinline__ static value_type reduce(value_type v, storage& s, int parity,
-                                                      bool first_call, Reducer op = {}) {
+  /// Result in every thread, bit-identical across the row. The block storages alternate by
+  /// step, so one block barrier per step suffices.
+  __device__ __forceinline__ static value_type reduce(value_type v, storage& s, int64_t step,
+                                                      Reducer op = {}) {
     if constexpr (G <= 32 && !clustered) {
       return warp_all_reduce<G>(v, op);
     } else {
       if constexpr (whole_block)
-        v = block_reduce::reduce(v, s.block[parity], op);
+        v = block_reduce::reduce(v, s.block[step & 1], op);
       else
         v = warp_all_reduce<32>(v, op);
-      return cluster_reduce::reduce(v, s.cluster, parity, first_call, op);
+      return cluster_reduce::reduce(v, s.cluster, step, op);
     }
   }
 
   /// The same when every warp of the row already holds its warp's reduced value in all its
-  /// lanes (G >= 32): the warp step is skipped. Same storage, parity and first_call rules.
+  /// lanes (G >= 32): the warp step is skipped. Same storage and step rules.
   __device__ __forceinline__ static value_type reduce_warp_values(value_type v, storage& s,
-                                                                  int parity, bool first_call,
-                                                                  Reducer op = {}) {
+                                                                  int64_t step, Reducer op = {}) {
     static_assert(G >= 32, "a group below a warp has no warp value");
-    if constexpr (whole_block) v = block_reduce::reduce_warp_values(v, s.block[parity], op);
-    return cluster_reduce::reduce(v, s.cluster, parity, first_call, op);
+    if constexpr (whole_block) v = block_reduce::reduce_warp_values(v, s.block[step & 1], op);
+    return cluster_reduce::reduce(v, s.cluster, step, op);
+  }
+
+  __device__ __forceinline__ static void finish(int64_t steps) {
+    if constexpr (clustered) cluster_reduce::finish(steps);
   }
 
   __device__ __forceinline__ static int cluster_size() { return static_cast<int>(cluster_reduce::size()); }

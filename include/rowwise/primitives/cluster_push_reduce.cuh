@@ -2,10 +2,10 @@
 // cluster barrier: each CTA pushes its partial into every CTA's shared memory with asynchronous
 // remote stores that count bytes on the receiver's transaction barrier (sm_90+).
 //
-// Why not cluster_all_reduce: its cluster barrier needs every thread of every CTA, which a CTA
-// with a producer warp (staged_kernel) cannot give once per row without stalling the producer;
-// and a full barrier makes every CTA wait for every other's arrival twice. Here a CTA only waits
-// until all partials of the row have landed in its own shared memory.
+// Why not a cluster barrier per row: its arrive waits for the CTA's earlier global stores to
+// drain (release semantics), and every CTA waits for every other's arrival. Here a CTA only waits
+// until all partials of the row have landed in its own shared memory. cluster_all_reduce wraps
+// this as one push and collect per step; staged_kernel pushes row k + 1 before collecting row k.
 //
 // Contract
 // - Threads [0, Threads) of every CTA of a 1-D cluster call push() then collect() for row steps

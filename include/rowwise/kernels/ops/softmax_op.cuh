@@ -9,26 +9,40 @@
 namespace rowwise {
 namespace kernels {
 
-/// e^x. Accurate (expf) for fp32 outputs; for 16-bit outputs one MUFU.EX2 on x*log2(e): its
-/// relative error (~2^-21 for |x| < 30) is far below the half-ulp of fp16/bf16 the output is
-/// rounded to, and it halves the instructions per element where the element rate is highest.
-template <bool Fast>
-__device__ __forceinline__ float exp_of(float x) {
-  if constexpr (Fast) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
-    return y;
-  } else {
-    return expf(x);
-  }
+/// 2^x: one MUFU.EX2 (relative error ~2^-22; ftz: a result below 2^-126 is 0).
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+/// log2(e), rounded to fp32.
+inline constexpr float log2e = 1.4426950408889634f;
+
+/// m * log2e split as hi + lo: hi is the fp32 product, lo its exact remainder (by fma).
+struct log2e_multiple {
+  float hi;
+  float lo;
+};
+__device__ __forceinline__ log2e_multiple times_log2e(float m) {
+  const float hi = __fmul_rn(m, log2e);  // never contracted into a neighbouring add
+  return {hi, fmaf(m, log2e, -hi)};
 }
 
 /// Log = false: y = exp(x - m) / d.  Log = true: y = x - m - log(d).
 /// Row semantics (DESIGN.md): all -inf -> zeros (log: -inf); any NaN or +inf -> NaN everywhere.
 /// NaN travels through d: a NaN (or an inf - inf) makes some exp NaN, hence d, hence every
 /// output; so the per-element max can be the cheap fmaxf, which ignores NaN.
-template <bool Log, bool FastExp>
-struct softmax_op : row_op_base<softmax_op<Log, FastExp>> {
+///
+/// Every exponential of an element is 2^(fma(x, log2e, -hi)) with hi = fp32(m * log2e): one
+/// FFMA and one MUFU.EX2 for every dtype (expf took ~9 instructions, which made the streaming
+/// passes issue-bound: bench/NOTES.md 20). Since fma(x, log2e, -hi) = (x - m) * log2e + lo
+/// exactly before its one rounding, the factor 2^lo is the same for the whole thread (or row)
+/// and is taken out once (times 2^-lo), so the result does not depend on |m|: rows of logits
+/// near 1e4 keep full accuracy. Left: log2e's own rounding (relative ~|x - m| * 2^-25 in y) and
+/// MUFU.EX2's ~2^-22 — within tests/support/tolerance.hpp's fp32 rtol (1e-5), set for this.
+template <bool Log>
+struct softmax_op : row_op_base<softmax_op<Log>> {
   using reducer = online_softmax_reducer;
   using value = online_softmax_value;
   static constexpr bool column_params = false;  // per-column weights read in apply
@@ -36,8 +50,10 @@ struct softmax_op : row_op_base<softmax_op<Log, FastExp>> {
   static constexpr float pad = -cuda::std::numeric_limits<float>::infinity();  // exp(pad - m) = 0
 
   struct state {
-    float shift;  // subtracted from x (the row max, or 0 for an all -inf row)
-    float scale;  // softmax: 1/d; log_softmax: log(d); 0 for an all -inf row; NaN for a NaN row
+    float shift;   // log_softmax: m, subtracted from x (0 for an all -inf row);
+                   // softmax: hi of m * log2e (y = 2^(fma(x, log2e, -shift)) * scale)
+    float scale;   // log_softmax: log(d); softmax: 2^-lo / d, or in place exp(m_thread - m)
+                   // * 2^-lo_thread / d; 0 for an all -inf row; NaN for a NaN row
   };
 
   __device__ static float neg_inf() { return -cuda::std::numeric_limits<float>::infinity(); }
@@ -54,47 +70,54 @@ struct softmax_op : row_op_base<softmax_op<Log, FastExp>> {
     return m == neg_inf() ? 0.0f : m;
   }
 
-  template <int M>
-  __device__ __forceinline__ value partial(const float (&v)[M], slot_mask<M>) const {
+  /// The thread's (m, d) from e_i = 2^(fma(v[i], log2e, -hi)), hi and lo the shift's multiple
+  /// of log2e: d = 2^-lo * sum e_i. With Keep, e_i replaces v[i] (F = float; else const float).
+  template <bool Keep, int M, class F>
+  __device__ __forceinline__ static value exponentials(F (&v)[M]) {
     float m;
-    const float shift = local_shift(v, m);
+    const log2e_multiple s = times_log2e(local_shift(v, m));
     float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-    for (int i = 0; i < M; ++i) d[i % 4] += exp_of<FastExp>(v[i] - shift);
-    return {m, (d[0] + d[1]) + (d[2] + d[3])};
+    for (int i = 0; i < M; ++i) {
+      const float e = exp2_approx(fmaf(v[i], log2e, -s.hi));
+      if constexpr (Keep) v[i] = e;
+      d[i % 4] += e;
+    }
+    return {m, ((d[0] + d[1]) + (d[2] + d[3])) * exp2_approx(-s.lo)};
+  }
+
+  template <int M>
+  __device__ __forceinline__ value partial(const float (&v)[M], slot_mask<M>) const {
+    return exponentials<false>(v);
   }
 
   __device__ __forceinline__ state finalize(value t) const {
-    if (t.d != t.d) return {0.0f, t.d};          // NaN row
-    if (t.m == neg_inf()) return {0.0f, 0.0f};   // all -inf: zeros, or -inf for log
-    return {t.m, Log ? logf(t.d) : 1.0f / t.d};
+    if (t.d != t.d) return {0.0f, t.d};         // NaN row: NaN everywhere
+    if (t.m == neg_inf()) return {0.0f, 0.0f};  // all -inf: zeros, or -inf for log
+    if constexpr (Log) {
+      return {t.m, logf(t.d)};
+    } else {
+      const log2e_multiple s = times_log2e(t.m);
+      return {s.hi, exp2_approx(-s.lo) / t.d};
+    }
   }
 
   template <int N, class Columns = checked_columns>
   __device__ __forceinline__ void apply(float (&v)[N], int64_t, const state& s, Columns = {}) const {
 #pragma unroll
     for (int j = 0; j < N; ++j)
-      v[j] = Log ? (v[j] - s.shift) - s.scale : exp_of<FastExp>(v[j] - s.shift) * s.scale;
+      v[j] = Log ? (v[j] - s.shift) - s.scale : exp2_approx(fmaf(v[j], log2e, -s.shift)) * s.scale;
   }
 
-  // Register strategies, softmax only: keep e = exp(x - m_thread) in place of x, so the write
-  // back is one multiply by exp(m_thread - m) / d: one exponential per element, not two.
-  // log_softmax needs x itself, so it keeps the raw defaults.
+  // Register strategies, softmax only: keep e_i = 2^(fma(x, log2e, -hi_thread)) in place of x,
+  // so the write back is one multiply by exp(m_thread - m) * 2^-lo_thread / d: one exponential
+  // per element, not two. log_softmax needs x itself, so it keeps the raw defaults.
   template <int M>
   __device__ __forceinline__ value partial_in_place(float (&v)[M], slot_mask<M> ok) const {
-    if constexpr (Log) {
+    if constexpr (Log)
       return partial(v, ok);
-    } else {
-      float m;
-      const float shift = local_shift(v, m);
-      float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-      for (int i = 0; i < M; ++i) {
-        v[i] = exp_of<FastExp>(v[i] - shift);
-        d[i % 4] += v[i];
-      }
-      return {m, (d[0] + d[1]) + (d[2] + d[3])};
-    }
+    else
+      return exponentials<true>(v);
   }
 
   __device__ __forceinline__ state finalize_in_place(value t, value mine) const {
@@ -105,7 +128,8 @@ struct softmax_op : row_op_base<softmax_op<Log, FastExp>> {
       // All -inf row, or a thread whose slots are all -inf/padding (its e are all 0; the
       // factor must not become inf * 0 when m is far below 0): zeros.
       if (t.m == neg_inf() || mine.m == neg_inf()) return {0.0f, 0.0f};
-      return {0.0f, expf(mine.m - t.m) / t.d};
+      // The thread's shift was mine.m (finite here): the same hi/lo as in exponentials().
+      return {0.0f, expf(mine.m - t.m) * exp2_approx(-times_log2e(mine.m).lo) / t.d};
     }
   }
 
