@@ -7,7 +7,7 @@
 //   registers  the config is in the table and matches the plan; G * K >= the segment's packs;
 //              cluster * segment >= the row's packs; K * N <= 64 values per thread (the register
 //              budget, and slot_mask's limit); a split row is a whole-block row (G == block);
-//   cached     dynamic smem == segment * N * sizeof(T) <= max_smem_optin - 1 KiB (the kernel's
+//   cached     dynamic smem == segment * N * sizeof(T) <= max_smem_optin - 2 KiB (the kernel's
 //              static reduction storage); cluster * segment >= packs;
 //   streaming  cluster * segment >= packs, no dynamic shared memory;
 //   always     cluster in {1, 2, 4, 8, 16} and 1 without clusters, block <= 1024 (a multiple of
@@ -56,7 +56,8 @@ int64_t packs_of(int64_t cols, int n, int head) { return (cols + (head < 0 ? n -
 std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::device_limits& dev) {
   const int n = p.pack_elems;
   const int64_t packs = packs_of(p.cols, n, p.head);
-  const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 1024;
+  // The kernels' static shared memory (~1.5 KiB, ptxas -v) must fit beside the cache.
+  const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 2048;
   if (!pl.valid) return "plan not valid";
   if (pl.pack_elems != n) return "pack_elems differs from the problem's";
   if (pl.cluster != 1 && pl.cluster != 2 && pl.cluster != 4 && pl.cluster != 8 && pl.cluster != 16)
@@ -86,7 +87,7 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
     }
     case dsp::strategy::cached:
       if (pl.dynamic_smem != pl.segment_packs * p.elem_bytes * n) return "dynamic_smem != segment * pack bytes";
-      if (pl.dynamic_smem > cache_bytes) return "dynamic_smem > max_smem_optin - 1024";
+      if (pl.dynamic_smem > cache_bytes) return "dynamic_smem > max_smem_optin - 2 KiB";
       if (pl.threads_per_row != pl.block) return "chunked plan: threads_per_row != block";
       break;
     case dsp::strategy::streaming:
@@ -99,7 +100,7 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
       if (p.head != 0 || p.cols % n != 0 || n * p.elem_bytes != 16) return "staged plan for rows not 16-byte aligned";
       if (pl.dynamic_smem != int64_t{dsp::staged_stages} * p.row_inputs * pl.segment_packs * 16)
         return "dynamic_smem != stages * inputs * segment * 16";
-      if (pl.dynamic_smem > cache_bytes) return "dynamic_smem > max_smem_optin - 1024";
+      if (pl.dynamic_smem > cache_bytes) return "dynamic_smem > max_smem_optin - 2 KiB";
       if (pl.segment_packs * 16 * p.row_inputs > dsp::staged_segment_bytes) return "segment over the staging budget";
       if (p.cols * p.elem_bytes * p.row_inputs <= dsp::staged_min_row_bytes) return "staged a row the L2 serves";
       if (pl.threads_per_row != pl.block || !pl.persistent) return "staged plan: threads or grid";

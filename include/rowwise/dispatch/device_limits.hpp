@@ -9,6 +9,7 @@ namespace rowwise {
 namespace dispatch {
 
 struct device_limits {
+  int device = -1;          // the CUDA device ordinal these limits are of (-1: not a real device)
   int sm_count = 0;
   int cc_major = 0;
   int cc_minor = 0;
@@ -35,6 +36,7 @@ inline cudaError_t current_device_limits(device_limits& out) {
     int cluster_launch = 0;
     if ((err = cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, d_id))) return err;
     d.clusters = cluster_launch != 0 && d.cc_major >= 9;
+    d.device = d_id;
     return cudaSuccess;
   };
   if (dev < 0 || dev >= cached_devices) return query(dev, out);

@@ -9,6 +9,7 @@
 
 #include "rowwise/dispatch/alignment.hpp"
 #include "rowwise/dispatch/device_limits.hpp"
+#include "rowwise/dispatch/launch_setup.hpp"
 #include "rowwise/dispatch/plan.hpp"
 #include "rowwise/kernels/chunked_kernel.cuh"
 #include "rowwise/kernels/registers_kernel.cuh"
@@ -54,78 +55,112 @@ row_kernel_fn<Op, T> kernel_for(const plan& pl) {
   return nullptr;
 }
 
+/// The launch attributes a plan's kernel needs: a cluster dimension when it has one.
+inline unsigned cluster_attributes(int cluster, cudaLaunchAttribute* attr) {
+  if (cluster <= 1) return 0;
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  return 1;
+}
+
+/// The one-time set-up of a launch key (launch_setup.hpp): the opt-ins its kernel needs and the
+/// CTAs of it that can be resident at once (for persistent grids).
+template <class Kernel>
+cudaError_t prepare_launch(Kernel kernel, const launch_setup_key& key, const device_limits& dev,
+                           launch_setup& out) {
+  cudaError_t e = cudaSuccess;
+  // Any dynamic shared memory opts in: the static shared memory of the kernel adds to it, so
+  // even 48 KiB of dynamic memory can exceed the default limit.
+  if (key.dynamic_smem > 0) {
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(key.dynamic_smem));
+    if (e != cudaSuccess) return e;
+  }
+  if (key.cluster > 8) {
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (e != cudaSuccess) return e;
+  }
+  // A cluster must fit one GPC, so clusters are counted as such, not as SMs / cluster size.
+  if (key.cluster > 1) {
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute attr[1];
+    config.gridDim = dim3(static_cast<unsigned>(key.cluster));
+    config.blockDim = dim3(static_cast<unsigned>(key.block));
+    config.dynamicSmemBytes = static_cast<size_t>(key.dynamic_smem);
+    config.attrs = attr;
+    config.numAttrs = cluster_attributes(key.cluster, attr);
+    int clusters = 0;
+    e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+    if (e != cudaSuccess) return e;
+    out.resident_ctas = static_cast<int64_t>(clusters > 0 ? clusters : 1) * key.cluster;
+  } else {
+    int per_sm = 0;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, key.block,
+                                                      static_cast<size_t>(key.dynamic_smem));
+    if (e != cudaSuccess) return e;
+    out.resident_ctas = static_cast<int64_t>(per_sm > 0 ? per_sm : 1) * dev.sm_count;
+  }
+  return cudaSuccess;
+}
+
 /// Launch `kernel`, an instantiation of the strategy `pl` names, with the plan's block, cluster
 /// and shared memory. Every CUDA call's error is returned.
 template <class Msg, class Op, class T>
 status launch_kernel(const plan& pl, row_kernel_fn<Op, T> kernel, const kernels::row_io<T>& io,
                      const Op& op, const device_limits& dev, cudaStream_t stream) {
   if (kernel == nullptr) return status::not_supported(Msg::plan);
-  const int smem = static_cast<int>(pl.dynamic_smem);
-  cudaError_t e = cudaSuccess;
-  // Any dynamic shared memory opts in: the static shared memory of the kernel adds to it, so
-  // even 48 KiB of dynamic memory can exceed the default limit.
-  if (smem > 0) {
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
-  }
-  if (pl.cluster > 8) {
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
-  }
+  const launch_setup_key key{reinterpret_cast<const void*>(kernel), dev.device, pl.block, pl.cluster,
+                             pl.dynamic_smem};
   // Without a cluster, one CTA per row step: measured on the H200 (bench/NOTES.md) this beat an
   // occupancy-sized grid looping over rows by 3-7 % of the copy floor: the hardware starts a new
   // CTA as soon as one retires, so loads of new rows overlap the stores of finished ones instead
   // of each CTA serialising its own. Clusters keep a persistent grid: each cluster launch and
   // start barrier costs more than a loop step. gridDim.x is capped; the kernels loop for the rest.
-  cudaLaunchConfig_t config = {};
-  config.blockDim = dim3(static_cast<unsigned>(pl.block));
-  config.dynamicSmemBytes = static_cast<size_t>(smem);
-  config.stream = stream;
-  cudaLaunchAttribute attr[2];
-  unsigned attrs = 0;
-  if (pl.cluster > 1) {
-    attr[attrs].id = cudaLaunchAttributeClusterDimension;
-    attr[attrs].val.clusterDim.x = static_cast<unsigned>(pl.cluster);
-    attr[attrs].val.clusterDim.y = 1;
-    attr[attrs].val.clusterDim.z = 1;
-    ++attrs;
-  }
-
-  int64_t grid = pl.max_useful_blocks;
-  if (pl.persistent) {
+  auto launch = [&](const launch_setup& setup) {
+    int64_t grid = pl.max_useful_blocks;
     // As many CTAs (clusters) as can be resident at once, so that none waits for a second wave.
-    // A cluster must fit one GPC, so clusters are counted as such, not as SMs / cluster size.
-    int64_t resident = 0;
-    if (pl.cluster > 1) {
-      config.gridDim = dim3(static_cast<unsigned>(pl.cluster));
-      config.attrs = attr;
-      config.numAttrs = attrs;
-      int clusters = 0;
-      e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
-      if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
-      resident = static_cast<int64_t>(clusters > 0 ? clusters : 1) * pl.cluster;
-    } else {
-      int per_sm = 0;
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, pl.block, smem);
-      if (e != cudaSuccess) return status::from_cuda(e, Msg::launch);
-      resident = static_cast<int64_t>(per_sm > 0 ? per_sm : 1) * dev.sm_count;
+    if (pl.persistent && grid > setup.resident_ctas) grid = setup.resident_ctas;
+    constexpr int64_t max_grid = 0x7fffffff;
+    if (grid > max_grid) grid = max_grid;
+    grid -= grid % pl.cluster;
+    if (grid < pl.cluster) grid = pl.cluster;
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute attr[2];
+    unsigned attrs = cluster_attributes(pl.cluster, attr);
+    if (programmatic_dependent_launch && dev.cc_major >= 9) {
+      // The kernels wait for the previous grid before touching memory (grid_dependency.cuh).
+      attr[attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[attrs].val.programmaticStreamSerializationAllowed = 1;
+      ++attrs;
     }
-    if (grid > resident) grid = resident;
+    config.gridDim = dim3(static_cast<unsigned>(grid));
+    config.blockDim = dim3(static_cast<unsigned>(pl.block));
+    config.dynamicSmemBytes = static_cast<size_t>(pl.dynamic_smem);
+    config.stream = stream;
+    config.attrs = attrs > 0 ? attr : nullptr;
+    config.numAttrs = attrs;
+    return cudaLaunchKernelEx(&config, kernel, io, op, pl.segment_packs);
+  };
+  launch_setup setup;
+  const bool remembered = launch_setup_cache::find(key, setup);
+  if (!remembered) {
+    if (const cudaError_t e = prepare_launch(kernel, key, dev, setup); e != cudaSuccess)
+      return status::from_cuda(e, Msg::launch);
+    launch_setup_cache::remember(key, setup);
   }
-  constexpr int64_t max_grid = 0x7fffffff;
-  if (grid > max_grid) grid = max_grid;
-  grid -= grid % pl.cluster;
-  if (grid < pl.cluster) grid = pl.cluster;
-  config.gridDim = dim3(static_cast<unsigned>(grid));
-  if (programmatic_dependent_launch && dev.cc_major >= 9) {
-    // The kernels wait for the previous grid before touching memory (kernels/grid_dependency.cuh).
-    attr[attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[attrs].val.programmaticStreamSerializationAllowed = 1;
-    ++attrs;
+  cudaError_t e = launch(setup);
+  if (e != cudaSuccess && remembered) {
+    // The remembered set-up may be stale (a device reset drops the opt-ins): redo it once.
+    (void)cudaGetLastError();  // the failed launch's error is not sticky; do not leave it behind
+    launch_setup_cache::forget(key);
+    e = prepare_launch(kernel, key, dev, setup);
+    if (e == cudaSuccess) {
+      launch_setup_cache::remember(key, setup);
+      e = launch(setup);
+    }
   }
-  config.attrs = attrs > 0 ? attr : nullptr;
-  config.numAttrs = attrs;
-  e = cudaLaunchKernelEx(&config, kernel, io, op, pl.segment_packs);
   return status::from_cuda(e, Msg::launch);
 }
 

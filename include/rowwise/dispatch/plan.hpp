@@ -230,7 +230,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     const int c = streaming_cluster(p, dev, packs);
     return make_chunked_plan(p, false, c, ceil_div(packs, c));
   }
-  const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 1024;
+  const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - static_smem_reserve;
   for (int c = spread; c <= max_cluster; c *= 2) {
     const int64_t segment = ceil_div(packs, c);
     if (segment * pack_bytes <= cache_bytes) return make_chunked_plan(p, true, c, segment);

@@ -156,6 +156,12 @@ inline constexpr int streaming_max_cluster = 8;
 /// cluster launch and barrier (about 0.3 us, H200-FACTS.md).
 inline constexpr int64_t min_packs_per_cluster_cta = 1024;
 
+/// Shared memory per CTA kept free beside a dynamic shared-memory cache for the kernels' static
+/// shared memory (the reduction storages: 1.3-1.5 KiB with the cluster exchange's slot sets,
+/// ptxas -v). 1 KiB was reserved before the exchange's storage grew, and 3 rows of 925693 fp32
+/// columns over 16 CTAs then failed to launch (GPU boundary test, bench/NOTES.md 20).
+inline constexpr int64_t static_smem_reserve = 4 * 1024;
+
 /// Largest cluster the plan uses (16 is non-portable but available on H100/H200).
 inline constexpr int max_cluster = 16;
 

@@ -121,17 +121,13 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
         const int p = base + u * Block + tid;
         float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
         if (p < seg_len) {
-          pack_to_float(xs[p], pv);
           if constexpr (fused) {
-            float r[N];
-            pack_to_float(region(stage, 1)[p], r);
-#pragma unroll
-            for (int j = 0; j < N; ++j) pv[j] += r[j];
-            pack stored;  // rounded once to T, as stored; the op reduces that
-            float_to_pack(pv, stored);
-            pack_to_float(stored, pv);
+            const pack stored = rounded_sum(xs[p], region(stage, 1)[p]);  // the op reduces that
             xs[p] = stored;
             store_pack<dispatch::streaming_stores>(res_row + static_cast<int64_t>(p) * N, stored);
+            pack_to_float(stored, pv);
+          } else {
+            pack_to_float(xs[p], pv);
           }
           ok.set_pack(u * N, (1u << N) - 1u);
         } else {

@@ -127,12 +127,7 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, c
   if constexpr (fused) {
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      float x[N], r[N];
-      pack_to_float(raw[k], x);
-      pack_to_float(res[k], r);
-#pragma unroll
-      for (int j = 0; j < N; ++j) x[j] += r[j];
-      float_to_pack(x, raw[k]);  // the sum rounded once to T, as stored; the op reduces that
+      raw[k] = rounded_sum(raw[k], res[k]);  // as stored; the op reduces that
       if (tp.whole(k)) {
         store_pack<streaming_store>(res_row + tp.col(k), raw[k]);
       } else if (tp.touches(k)) {

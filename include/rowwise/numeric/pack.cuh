@@ -107,4 +107,19 @@ __device__ __forceinline__ void float_to_pack(const float (&in)[N], aligned_arra
   }
 }
 
+/// x + r in fp32, rounded once to T: the residual that fused_add_rms_norm stores and then
+/// normalises (as stored, so that it agrees with the two-call composition).
+template <class T, int N>
+__device__ __forceinline__ aligned_array<T, N> rounded_sum(const aligned_array<T, N>& x,
+                                                          const aligned_array<T, N>& r) {
+  float a[N], b[N];
+  pack_to_float(x, a);
+  pack_to_float(r, b);
+#pragma unroll
+  for (int j = 0; j < N; ++j) a[j] += b[j];
+  aligned_array<T, N> sum;
+  float_to_pack(a, sum);
+  return sum;
+}
+
 }  // namespace rowwise
