@@ -15,20 +15,23 @@
 // fl(a op b) = (a op b)(1 + e), |e| <= u = 2^-24, and the reference replays the primitive's own
 // merge tree in double, carrying a rigorous first-order bound of the fp32 error at every node).
 // The tree is the one the primitive uses: warp_all_reduce is a xor butterfly whose first step
-// merges lanes G/2 apart (lower lane on the left), block_all_reduce is that butterfly over each
-// warp and then over the warp partials padded with the identity to a power of two, and
+// merges lanes G/2 apart (lower lane on the left; online softmax: a max, then a sum butterfly),
+// block_all_reduce is that butterfly over each warp and then over the warp partials padded with
+// the identity to a power of two, and
 // cluster_all_reduce merges the CTA aggregates in cluster-rank order (a left fold).
 //   sum      node error e = e_a + e_b + u (|a + b| + e_a + e_b)     (rounding of one addition);
 //            merging with the identity is exact. So |got - ref| <= e: the bound is
 //            u * sum over internal nodes of |partial sum| -- at most u * depth * sum |x|, and
 //            much less when partial sums cancel.
 //   max      exact: the merge returns one of its operands. A NaN anywhere in a group gives NaN.
-//   online   m exact (a max). d: each side is rescaled by expf(m_side - m), whose relative error
+//   online   m exact (a max). d: each side is rescaled by exp(m_side - m), whose relative error
 //   softmax  is at most (6 + 4 |m_side - m|) u: |t| u for rounding t = m_side - m, up to 4 u for
 //            expf's 2 ulp (or (4 + 2.4 |t|) u for __expf under --use_fast_math), u for the product;
 //            plus u for the addition, plus 2^-126 per rescaled side for underflow (flush to zero).
 //            Every term is positive, so the relative error stays ~ depth * that. A NaN gives m NaN;
-//            an all -inf group gives exactly (m, d) = (-inf, 0), no NaN.
+//            an all -inf group gives exactly (m, d) = (-inf, 0), no NaN. Within a warp group the
+//            primitive takes two steps instead (max of m, then the sum of each d rescaled once:
+//            online_softmax_ref::group), bounded the same way per term and per addition.
 //   Welford  n exact (counts < 2^24). mean: the rounding of delta = mean_b - mean_a, of
 //            w = n_b / n, of delta * w and of the sum propagate as
 //              e_mean = (1 - w) e_a + w e_b + 3 u w (|delta| + E) + u (|mean| + e_a + e_b),
@@ -55,6 +58,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -247,6 +251,44 @@ struct online_softmax_ref {
     r.err = errs + u * (r.d + errs);
     return r;
   }
+  /// warp_all_reduce's two steps for this operator (not pairwise merges): the group's max M,
+  /// then each lane's d rescaled once to M (the same per-side bound as merge()), then a sum
+  /// butterfly of those terms (sum_ref's bound per addition, lower lane on the left).
+  static node group(const std::vector<node>& lanes) {
+    node r;
+    for (const node& l : lanes) {
+      if (l.nan) {
+        r.nan = true;
+        r.m = r.d = std::numeric_limits<double>::quiet_NaN();
+        return r;
+      }
+      r.m = std::max(r.m, l.m);
+    }
+    if (r.m == -inf) return identity();
+    std::vector<double> v, e;
+    for (const node& l : lanes) {
+      if (l.m == -inf) {  // d = 0: 0 * 2^-inf = 0 exactly
+        v.push_back(0.0);
+        e.push_back(0.0);
+        continue;
+      }
+      const double t = l.m - r.m;
+      const double f = std::exp(t);
+      const double eps = (6.0 + 4.0 * std::fabs(t)) * u;
+      v.push_back(l.d * f);
+      e.push_back(l.err * f * (1.0 + eps) + l.d * f * eps + l.d * 0x1.0p-126);
+    }
+    for (size_t offset = v.size() / 2; offset > 0; offset /= 2) {
+      for (size_t j = 0; j < offset; ++j) {
+        const double sum = v[j] + v[j + offset];
+        e[j] = e[j] + e[j + offset] + u * (std::fabs(sum) + e[j] + e[j + offset]);
+        v[j] = sum;
+      }
+    }
+    r.d = v[0];
+    r.err = e[0];
+    return r;
+  }
   static bool check(const float* got, const node& ref, std::string& why) {
     if (ref.nan) {
       if (std::isnan(got[0])) return true;  // d is left unchecked: the contract speaks of m
@@ -352,9 +394,17 @@ auto with_ref(reducer_kind kind, F&& f) {
 
 // --- the primitives' merge trees, replayed on the host ------------------------------------------
 
-/// warp_all_reduce<v.size()>: step `offset` merges lane j with lane j + offset, lower on the left.
+template <class Ref, class = void>
+struct has_group : std::false_type {};
+template <class Ref>
+struct has_group<Ref, std::void_t<decltype(Ref::group(std::declval<const std::vector<typename Ref::node>&>()))>>
+    : std::true_type {};
+
+/// warp_all_reduce<v.size()>: step `offset` merges lane j with lane j + offset, lower on the left
+/// (or the operator's own two-step group reduction where the primitive uses one: Ref::group).
 template <class Ref>
 typename Ref::node butterfly(std::vector<typename Ref::node> v) {
+  if constexpr (has_group<Ref>::value) return Ref::group(v);
   for (size_t offset = v.size() / 2; offset > 0; offset /= 2) {
     for (size_t j = 0; j < offset; ++j) v[j] = Ref::merge(v[j], v[j + offset]);
   }
