@@ -283,30 +283,34 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
   CHECK(plan(h200, 8, 32768, 4, 4, 0, false, false).cluster == dsp::spread_cluster(8, 8192, h200));
 }
 
-TEST_CASE("plan_rows: many long fp32 rows stream over a cluster of up to 8 CTAs of a chunk or more each",
+TEST_CASE("plan_rows: many long rows stream over a cluster of up to 8 CTAs of 64 KiB or more each",
           "[host][plan]") {
   const auto plan = plan_for;
   const dsp::device_limits h200 = h200_like();
-  const int64_t chunk = static_cast<int64_t>(dsp::chunked_block) * dsp::chunked_unroll_for(4);  // packs
+  const int64_t min_segment = dsp::streaming_min_segment_bytes / 16;  // packs
   struct expect {
+    int elem_bytes;
     int64_t cols;
     int cluster;
   };
-  // layer_norm-like (weights: no registers rule for fp32) and softmax-like past the registers rule.
-  for (const expect e : {expect{16384, 1}, expect{24576, 1}, expect{32768, 2}, expect{65536, 4},
-                         expect{152064, 8}, expect{262144, 8}, expect{1 << 20, 8}}) {
-    const dsp::plan pl = plan(h200, 100000, e.cols, 4, 4, 0, false, true);
-    INFO("fp32 cols " << e.cols);
+  // layer_norm-like (weights: no registers rule for fp32), past the registers rules.
+  for (const expect e : {expect{4, 16384, 1}, expect{4, 24576, 1}, expect{4, 32768, 2}, expect{4, 65536, 4},
+                         expect{4, 152064, 8}, expect{4, 262144, 8}, expect{4, 1 << 20, 8},
+                         expect{2, 24576, 1}, expect{2, 32768, 1}, expect{2, 65536, 2}, expect{2, 152064, 4},
+                         expect{2, 262144, 8}}) {
+    const int n = 16 / e.elem_bytes;
+    const dsp::plan pl = plan(h200, 100000, e.cols, e.elem_bytes, n, 0, false, true);
+    INFO("elem_bytes " << e.elem_bytes << ", cols " << e.cols);
     CHECK(pl.kind == dsp::strategy::streaming);
     CHECK(pl.cluster == e.cluster);
-    CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(e.cols, 4, 0));
-    CHECK((pl.cluster == 1 || pl.segment_packs >= chunk));
+    CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(e.cols, n, 0));
+    CHECK((pl.cluster == 1 || pl.segment_packs >= min_segment));
     CHECK(pl.persistent == (pl.cluster > 1));
   }
   CHECK(plan(h200, 100000, 152064, 4, 4, 0, false, false).cluster == 8);
-  // Not: 16-bit rows, one-element packs, no clusters.
-  CHECK(plan(h200, 100000, 262144, 2, 8, 0, false, false).cluster == 1);
+  // Not: one-element packs, no clusters.
   CHECK(plan(h200, 100000, 262144, 4, 1, 0, false, false).cluster == 1);
+  CHECK(plan(h200, 100000, 262144, 2, 1, 0, false, false).cluster == 1);
   CHECK(plan(a100_like(), 100000, 262144, 4, 4, 0, false, false).cluster == 1);
 }
 

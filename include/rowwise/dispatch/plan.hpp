@@ -172,14 +172,14 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
   return plan{};
 }
 
-/// CTAs per row for many rows that stream (policy.hpp: streaming_cluster_*): the most, up to
-/// streaming_max_cluster, that keep at least one chunk each; 1 where the rule does not apply.
+/// CTAs per row for many rows that stream (policy.hpp: streaming_*): the most, up to
+/// streaming_max_cluster, that keep segments of streaming_min_segment_bytes or more; 1 where the
+/// rule does not apply (no clusters, packs narrower than 16 bytes).
 constexpr int streaming_cluster(const problem& p, const device_limits& dev, int64_t packs) {
-  if (!dev.clusters || p.elem_bytes != streaming_cluster_elem_bytes || p.pack_elems * p.elem_bytes != 16)
-    return 1;
-  const int64_t chunk = static_cast<int64_t>(chunked_block) * chunked_unroll_for(p.pack_elems);
+  if (!dev.clusters || p.pack_elems * p.elem_bytes != 16) return 1;
+  const int64_t min_segment = streaming_min_segment_bytes / 16;  // packs
   int c = 1;
-  while (c * 2 <= streaming_max_cluster && packs / (c * 2) >= chunk) c *= 2;
+  while (c * 2 <= streaming_max_cluster && packs / (c * 2) >= min_segment) c *= 2;
   return c;
 }
 
@@ -191,8 +191,8 @@ constexpr int streaming_cluster(const problem& p, const device_limits& dev, int6
 ///    the smallest cluster whose segments fit the staging budget (at least the spread cluster);
 /// 3. longer rows, many of them: rows of ops that do not stage that a rule of
 ///    clustered_rows_rules takes, each over a small cluster holding segments in registers;
-///    otherwise streaming (pass 2 re-reads the row), one CTA per row, or for fp32 rows of two
-///    chunks and more a cluster of up to 8 CTAs with at least a chunk each;
+///    otherwise streaming (pass 2 re-reads the row), one CTA per row, or for rows of 128 KiB and
+///    more a cluster of up to 8 CTAs with at least 64 KiB each;
 /// 4. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
 ///    stream it when even 16 CTAs' shared memory cannot hold the row.
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
@@ -223,7 +223,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   // Its second read of a row hits L2 only while the resident rows fit it: from 32768 fp32 /
   // 65536 16-bit columns it goes back to DRAM (ncu, bench/NOTES.md 17), the known gap of this
   // regime; rows that a clustered-rows rule takes go over a cluster in registers instead, and
-  // long fp32 rows stream over a cluster whose segments stay in L2 (policy.hpp). Few rows:
+  // long rows stream over a cluster whose segments stay in L2 (policy.hpp). Few rows:
   // spread each over a cluster, caching its segment in shared memory when it fits.
   if (spread == 1) {
     if (const plan clustered = clustered_rows_plan(p, dev, packs); clustered.valid) return clustered;

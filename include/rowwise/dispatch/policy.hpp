@@ -140,15 +140,17 @@ inline constexpr clustered_rows_rule clustered_rows_rules[] = {
     {2, 0, 2, 320, true},
 };
 
-/// Many rows that stream (fp32, 16-byte packs): each over a cluster of up to streaming_max_cluster
-/// CTAs, as many as keep at least one chunk (chunked_block x unroll packs, 64 KiB) per CTA. A
-/// CTA's fixed cost per row step (its block all-reduce, the pass set-up: ~850 instructions per
-/// warp, ncu) needs a chunk of data to amortise; and segments of 64-128 KiB keep the resident
-/// rows' second read in L2. Measured on the H200 (NOTES 20, L2 flushed) against one CTA per row:
-/// layer_norm fp32 32768 65 -> 81 % (2 CTAs), 65536 57 -> 74 % (4), 152064 55 -> 59 % (8),
-/// 262144 60 -> 57 % (8); softmax fp32 152064 64 -> 70 %, 262144 66 -> 70 % (8). Clusters of 16
-/// (14 resident) lost at 262144 for layer_norm; 16-bit rows measured mixed (-4 .. +3): not split.
-inline constexpr int streaming_cluster_elem_bytes = 4;
+/// Many rows that stream (16-byte packs): each over a cluster of up to streaming_max_cluster CTAs,
+/// as many as keep a segment of at least streaming_min_segment_bytes per CTA (one chunk of fp32,
+/// two of 16-bit). A CTA's fixed cost per row step (its block all-reduce, the set-up of both
+/// passes: ~850 instructions per warp, ncu) needs that much data to amortise; and 64-128 KiB
+/// segments keep the resident rows' second read in L2. Measured on the H200 (bench/NOTES.md 20,
+/// L2 flushed) against one CTA per row: layer_norm fp32 32768 65 -> 81 % (2 CTAs), 65536 57 ->
+/// 74 % (4), 152064 55 -> 59 % (8), 262144 60 -> 57 % (8); softmax fp32 152064 64 -> 70 %,
+/// 262144 66 -> 70 % (8); bf16 / fp16 softmax 65536 71 / 71 -> 78 / 81 % (2), 152064 63 / 63 ->
+/// 65 / 69 % (4), 262144 64 / 65 -> 70 / 73 % (8), layer_norm 16-bit 65536 55 -> 66-67 % (2).
+/// Finer splits (32 KiB per CTA and less) lost everywhere; clusters of 16 (14 resident) too.
+inline constexpr int64_t streaming_min_segment_bytes = 64 * 1024;
 inline constexpr int streaming_max_cluster = 8;
 
 /// Split rows over a cluster only when each CTA of the split still gets this many packs (16 KiB):
