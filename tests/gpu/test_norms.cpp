@@ -54,7 +54,7 @@ float default_eps(norm_op op) { return op == norm_op::layer_norm ? 1e-5f : 1e-6f
 /// What the dispatch plan sees of each op.
 op_traits traits_of(norm_op op) {
   switch (op) {
-    case norm_op::layer_norm: return plain_op;
+    case norm_op::layer_norm: return weighted_op;
     case norm_op::rms_norm: return rms_op;
     case norm_op::fused_add_rms_norm: return fused_op;
   }
@@ -759,29 +759,37 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows staged in shared memory (clu
 
 // --- invalid arguments ------------------------------------------------------------------------------
 
-TEST_CASE("layer_norm: many fp32 rows of 96-256 KiB over a cluster in registers (several rows per cluster, "
-          "uneven segments, strides, in place)",
+TEST_CASE("layer_norm: many long rows streaming over a cluster of >= 64 KiB segments (several rows per "
+          "cluster, uneven segments, strides, in place), and 16-bit rows over 2 CTAs in registers",
           "[gpu][norms]") {
+  // fp32 layer_norm does not take the registers-over-cluster rule of weightless ops (policy.hpp:
+  // clustered_rows_rules); its long rows stream over a cluster instead.
   seeded_rng rng("norms clustered rows");
   INFO(rng.describe());
   const auto dev = device_limits_now();
   test_stream stream;
   const int64_t many = dev.sm_count * 3 + 5;  // more rows than resident clusters: each loops
   struct rows_case {
+    dtype t;
     int64_t cols;
     call_layout layout;
+    dsp::strategy kind;  // expected on a device with clusters
+    int cluster;
   };
   const rows_case cases[] = {
-      {32768, contiguous()},   // 4 CTAs of 256 threads
-      {65536, in_place()},     // 8 CTAs of 256 threads
-      {24576 + 4, strided(4)}, // just past 96 KiB: 4 CTAs, the last segment shorter
-      {40000, offset_both(1)}, // rows start mid-pack: one more pack, still whole-pack segments
+      {dtype::f32, 32768, contiguous(), dsp::strategy::streaming, 2},
+      {dtype::f32, 65536, in_place(), dsp::strategy::streaming, 4},
+      {dtype::f32, 24576 + 4, strided(4), dsp::strategy::streaming, 1},      // < 2 x 64 KiB: no split
+      {dtype::f32, 40000, offset_both(1), dsp::strategy::streaming, 2},      // mid-pack rows, uneven
+      {dtype::bf16, 65536 + 8, strided(8), dsp::strategy::streaming, 2},     // 16-bit too
+      {dtype::bf16, 16384, contiguous(), dsp::strategy::registers, 2},       // 2 CTAs of 256 threads
+      {dtype::f16, 13000, in_place(), dsp::strategy::registers, 2},          // uneven segments
   };
   int k = 0;
   for (const rows_case& rc : cases) {
     norm_case c;
     c.op = norm_op::layer_norm;
-    c.t = dtype::f32;
+    c.t = rc.t;
     c.rows = many;
     c.cols = rc.cols;
     c.layout = rc.layout;
@@ -789,8 +797,8 @@ TEST_CASE("layer_norm: many fp32 rows of 96-256 KiB over a cluster in registers 
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
     INFO(describe(pl));
     if (dev.clusters) {
-      CHECK(pl.kind == dsp::strategy::registers);
-      CHECK(pl.cluster > 1);
+      CHECK(pl.kind == rc.kind);
+      CHECK(pl.cluster == rc.cluster);
     }
     combo(c, k++);
     run_case(c, rng);

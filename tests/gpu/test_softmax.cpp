@@ -299,8 +299,8 @@ TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block clus
       }
 }
 
-TEST_CASE("softmax/log_softmax: many fp32 rows of 96-256 KiB over a cluster in registers (several rows per "
-          "cluster, uneven segments, strides, in place)",
+TEST_CASE("softmax/log_softmax: many long rows split over a cluster (fp32 in registers, 16-bit over 2 CTAs, "
+          "streaming over >= 64 KiB segments; several rows per cluster, uneven segments, strides, in place)",
           "[gpu][softmax]") {
   seeded_rng rng("softmax clustered rows");
   INFO(rng.describe());
@@ -317,6 +317,32 @@ TEST_CASE("softmax/log_softmax: many fp32 rows of 96-256 KiB over a cluster in r
       CHECK(p.cluster > 1);
     }
     for (bool log : {false, true}) run_case({dtype::f32, log, many, cols, layout, row_kind::random, stream.get()}, rng);
+  }
+  // 16-bit rows just past one CTA's registers: 2 CTAs in registers; long rows of any dtype:
+  // streaming over a cluster of >= 64 KiB segments (with sm_count + 5 rows, clusters of 8 loop).
+  struct split_case {
+    dtype t;
+    int64_t rows;
+    int64_t cols;
+    call_layout layout;
+    dsp::strategy kind;
+    int cluster;
+  };
+  const split_case splits[] = {
+      {dtype::bf16, many, 16384, contiguous(), dsp::strategy::registers, 2},
+      {dtype::f16, many, 13000, strided(8), dsp::strategy::registers, 2},
+      {dtype::bf16, many, 65536, in_place(), dsp::strategy::streaming, 2},
+      {dtype::f16, dev.sm_count + 5, 152064, contiguous(), dsp::strategy::streaming, 4},
+      {dtype::f32, dev.sm_count + 5, 152064 + 4, offset_both(1), dsp::strategy::streaming, 8},
+  };
+  for (const split_case& sc : splits) {
+    const auto p = plan_of(sc.t, sc.rows, sc.cols, sc.layout, dev);
+    INFO(describe(p));
+    if (dev.clusters) {
+      CHECK(p.kind == sc.kind);
+      CHECK(p.cluster == sc.cluster);
+    }
+    for (bool log : {false, true}) run_case({sc.t, log, sc.rows, sc.cols, sc.layout, row_kind::random, stream.get()}, rng);
   }
 }
 

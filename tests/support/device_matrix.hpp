@@ -377,12 +377,14 @@ struct matrix_place {
 /// log_softmax and layer_norm are plain; rms_norm stages long rows; fused_add_rms_norm stages
 /// them and reads two matrices per row.
 struct op_traits {
-  bool staged = false;
-  int inputs = 1;
+  bool staged = false;   // the op runs long rows on the staged strategy (dispatch::problem::staged_op)
+  int inputs = 1;        // matrices read per row
+  bool weights = false;  // the op reads per-column weights (dispatch::problem::column_params)
 };
-inline constexpr op_traits plain_op{};
-inline constexpr op_traits rms_op{true, 1};
-inline constexpr op_traits fused_op{true, 2};
+inline constexpr op_traits plain_op{};                // softmax, log_softmax
+inline constexpr op_traits weighted_op{false, 1, true};  // layer_norm
+inline constexpr op_traits rms_op{true, 1, true};
+inline constexpr op_traits fused_op{true, 2, true};
 
 inline dsp::problem problem_of(dtype t, int64_t rows, int64_t cols, const std::vector<matrix_place>& places,
                                op_traits op = plain_op) {
@@ -396,6 +398,7 @@ inline dsp::problem problem_of(dtype t, int64_t rows, int64_t cols, const std::v
   p.head = dsp::uniform_head(layouts[0], p.elem_bytes, p.pack_elems);
   p.staged_op = op.staged;
   p.row_inputs = op.inputs;
+  p.column_params = op.weights;
   return p;
 }
 
