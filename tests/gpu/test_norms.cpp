@@ -223,12 +223,14 @@ struct norm_case {
   bool stats = true;   // layer_norm only: mean / rstd outputs
   float eps = -1.0f;   // < 0: default_eps(op)
   norm_input input = norm_input::random;
+  int64_t weight_offset = 0;  // gamma / beta / weight start this many elements into their buffer
   cudaStream_t stream = nullptr;
 };
 
 std::string describe_case(const norm_case& c) {
   std::string s = std::string(to_string(c.op)) + " " + shape_text(c.t, c.rows, c.cols) + " " + api::to_string(c.w) +
-                  ", inputs: " + to_string(c.input) + (c.weight ? ", weight" : ", no weight");
+                  ", inputs: " + to_string(c.input) + (c.weight ? ", weight" : ", no weight") +
+                  (c.weight_offset != 0 ? ", weights offset by " + std::to_string(c.weight_offset) : std::string());
   if (c.op == norm_op::layer_norm) s += std::string(c.beta ? ", beta" : ", no beta") + (c.stats ? ", mean/rstd" : "");
   return s;
 }
@@ -288,10 +290,13 @@ void run_case(const norm_case& c, seeded_rng& rng) {
   const std::vector<double> gamma = c.weight ? make_weights(wt, c.cols, 2.0, rng) : std::vector<double>{};
   const std::vector<double> beta = (c.op == norm_op::layer_norm && c.beta) ? make_weights(wt, c.cols, 1.0, rng)
                                                                             : std::vector<double>{};
-  const device_buffer gamma_d = c.weight ? upload_vector(wt, gamma) : device_buffer{};
-  const device_buffer beta_d = beta.empty() ? device_buffer{} : upload_vector(wt, beta);
-  const api::vec gamma_v{c.weight ? gamma_d.get() : nullptr, c.weight ? c.cols : 0};
-  const api::vec beta_v{beta.empty() ? nullptr : beta_d.get(), beta.empty() ? 0 : c.cols};
+  const device_buffer gamma_d = c.weight ? upload_vector(wt, gamma, c.weight_offset) : device_buffer{};
+  const device_buffer beta_d = beta.empty() ? device_buffer{} : upload_vector(wt, beta, c.weight_offset);
+  const auto at_offset = [&](const device_buffer& b) -> const void* {
+    return static_cast<const unsigned char*>(b.get()) + c.weight_offset * elem_bytes(wt);
+  };
+  const api::vec gamma_v{c.weight ? at_offset(gamma_d) : nullptr, c.weight ? c.cols : 0};
+  const api::vec beta_v{beta.empty() ? nullptr : at_offset(beta_d), beta.empty() ? 0 : c.cols};
   const tolerance base = norm_tolerance(c.op, c.t, c.cols);
 
   if (c.op != norm_op::fused_add_rms_norm) {
@@ -565,6 +570,68 @@ TEST_CASE("norms: pointer offsets / strided rows / in place", "[gpu][norms]") {
           combo(c, k++);
           run_case(c, rng);
         }
+}
+
+TEST_CASE("norms: weights staged in shared memory or read from global memory (one-wave and persistent grids, "
+          "weights offset by one element, rows of differing heads, W = T or float)",
+          "[gpu][norms]") {
+  // The registers kernel copies the weights of each thread's packs into shared memory when its
+  // grid is resident at once (one wave, or a persistent cluster grid) and the packs are whole and
+  // the weights aligned at them; rows of another head than the first row's, and threads at a
+  // row's edges, read global memory (kernels/column_stage.cuh). Every combination below must
+  // give the same results.
+  seeded_rng rng("norms column stage");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  // The plan does stage the plain case (so the cases below exercise it), and only that case
+  // among these shapes' many-row counterparts.
+  {
+    dsp::problem p = problem_of(dtype::bf16, 16, 4096, {{nullptr, 4096}, {nullptr, 4096}}, weighted_op);
+    p.column_param_count = 2;
+    p.column_param_bytes = 2;
+    CHECK(dsp::plan_rows(p, dev).dynamic_smem > 0);
+    p.rows = 1 << 20;
+    CHECK(dsp::plan_rows(p, dev).dynamic_smem == 0);
+  }
+  const call_layout layouts[] = {contiguous(), strided(13), in_place(1)};
+  int k = 0;
+  for (dtype t : all_dtypes)
+    for (int64_t cols : {768, 4096, 4099, 5120, 12288})
+      for (int64_t rows : {1, 133})
+        for (const call_layout& L : layouts)
+          for (int64_t weight_offset : {0, 1})
+            for (norm_op op : all_norm_ops) {
+              if (op == norm_op::fused_add_rms_norm && L.in_place) continue;
+              norm_case c;
+              c.op = op;
+              c.t = t;
+              c.rows = rows;
+              c.cols = cols;
+              c.layout = L;
+              c.weight_offset = weight_offset;
+              c.stream = stream.get();
+              combo(c, k++ % 16 & ~1);  // always a weight; beta, stats, W rotate
+              run_case(c, rng);
+            }
+  // Persistent grids: 16-bit rows over a cluster of 2 CTAs in registers, each CTA staging once
+  // for all its rows.
+  for (dtype t : {dtype::bf16, dtype::f16})
+    for (int64_t weight_offset : {0, 1})
+      for (norm_op op : all_norm_ops) {
+        norm_case c;
+        c.op = op;
+        c.t = t;
+        c.rows = 2 * dev.sm_count + 7;
+        c.cols = 16384;
+        c.weight_offset = weight_offset;
+        c.stream = stream.get();
+        combo(c, k++ % 16 & ~1);
+        const dsp::plan pl = plan_of(t, c.rows, c.cols, c.layout, dev, traits_of(op));
+        INFO(describe(pl));
+        CHECK((pl.kind == dsp::strategy::registers && pl.cluster == 2 && pl.persistent) == (op == norm_op::layer_norm));
+        run_case(c, rng);
+      }
 }
 
 TEST_CASE("norms: 0 rows is a successful no-op that touches nothing",

@@ -36,6 +36,8 @@ dsp::device_limits h200_like() {
   d.cc_major = 9;
   d.cc_minor = 0;
   d.max_smem_optin = 232448;
+  d.smem_per_sm = 233472;
+  d.regs_per_sm = 65536;
   d.clusters = true;
   return d;
 }
@@ -46,6 +48,8 @@ dsp::device_limits a100_like() {
   d.cc_major = 8;
   d.cc_minor = 0;
   d.max_smem_optin = 166912;
+  d.smem_per_sm = 167936;
+  d.regs_per_sm = 65536;
   d.clusters = false;
   return d;
 }
@@ -83,6 +87,14 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
       if (pl.cluster > 1 && pl.threads_per_row != pl.block) return "a split row must be a whole-block row";
       if (pl.cluster == 1 && static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread < packs)
         return "G * K < the row's packs";
+      // The column stage: nothing, or exactly what the kernel lays out (every thread's K packs
+      // of N columns per parameter vector), within one CTA's opt-in beside the static memory.
+      if (pl.dynamic_smem != 0) {
+        if (p.column_param_count == 0) return "registers plan with shared memory for an op without weights";
+        if (pl.dynamic_smem != int64_t{p.column_param_count} * pl.packs_per_thread * n * p.column_param_bytes * pl.block)
+          return "column stage != params * K * N * bytes * block";
+        if (pl.dynamic_smem > cache_bytes) return "column stage > max_smem_optin - 2 KiB";
+      }
       break;
     }
     case dsp::strategy::cached:
@@ -116,8 +128,14 @@ struct sweep_result {
 };
 
 /// Every cols in [1, max_cols] for one (rows, elem_bytes, pack, head) on dev.
+/// Per-column parameters of an op, as run_rows describes them to the plan.
+struct weights_desc {
+  int count = 0;  // parameter vectors (layer_norm 2, rms_norm 1)
+  int bytes = 0;  // bytes per element of each
+};
+
 void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, int head, int64_t max_cols,
-           sweep_result& out, bool staged_op = false, int row_inputs = 1) {
+           sweep_result& out, bool staged_op = false, int row_inputs = 1, weights_desc w = {}) {
   for (int64_t cols = 1; cols <= max_cols; ++cols) {
     dsp::problem p;
     p.rows = rows;
@@ -127,6 +145,9 @@ void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, i
     p.head = head;
     p.staged_op = staged_op;
     p.row_inputs = row_inputs;
+    p.column_params = w.count > 0;
+    p.column_param_count = w.count;
+    p.column_param_bytes = w.bytes;
     const dsp::plan pl = dsp::plan_rows(p, dev);
     ++out.plans;
     const std::string err = plan_error(p, pl, dev);
@@ -147,7 +168,7 @@ void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, i
 }
 
 dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int n, int head,
-                   bool staged_op = false, bool column_params = false) {
+                   bool staged_op = false, bool column_params = false, weights_desc w = {}) {
   dsp::problem p;
   p.rows = rows;
   p.cols = cols;
@@ -155,7 +176,9 @@ dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, in
   p.pack_elems = n;
   p.head = head;
   p.staged_op = staged_op;
-  p.column_params = column_params;
+  p.column_params = column_params || w.count > 0;
+  p.column_param_count = w.count;
+  p.column_param_bytes = w.bytes;
   return dsp::plan_rows(p, dev);
 }
 
@@ -186,6 +209,56 @@ TEST_CASE("plan_rows: every cols 1..300000 gets a valid plan whose capacity cove
           }
       }
     }
+}
+
+TEST_CASE("plan_rows: ops with per-column weights get valid plans (column stages included) for every cols 1..300000",
+          "[host][plan]") {
+  for (const dsp::device_limits& dev : {h200_like(), a100_like()})
+    for (int elem_bytes : {4, 2})
+      for (weights_desc w : {weights_desc{2, elem_bytes}, weights_desc{2, 4}, weights_desc{1, elem_bytes}})
+        for (int n : {16 / elem_bytes, 1})
+          for (int64_t rows : {1, 128, 100000}) {
+            sweep_result r;
+            sweep(dev, rows, elem_bytes, n, 0, 300000, r, w.count == 1, 1, w);
+            INFO("clusters " << dev.clusters << ", elem_bytes " << elem_bytes << ", pack " << n << ", weights "
+                             << w.count << " x " << w.bytes << " B, rows " << rows << ": " << r.plans << " plans");
+            INFO(r.first);
+            CHECK(r.failures == 0);
+          }
+}
+
+TEST_CASE("plan_rows: weights are staged in shared memory only where every CTA is resident at once and no CTA "
+          "per SM is lost",
+          "[host][plan]") {
+  const dsp::device_limits dev = h200_like();
+  const weights_desc ln16{2, 2}, ln32{2, 4}, rms16{1, 2};
+  // One wave (the small shapes): staged; the stage is what the kernel lays out.
+  for (int64_t rows : {1, 16, 128}) {
+    const dsp::plan pl = plan_for(dev, rows, 4096, 2, 8, 0, false, true, ln16);
+    INFO("bf16 layer_norm " << rows << " x 4096");
+    CHECK(pl.kind == dsp::strategy::registers);
+    CHECK(pl.dynamic_smem == int64_t{2} * pl.packs_per_thread * 8 * 2 * pl.block);
+  }
+  CHECK(plan_for(dev, 1, 4096, 4, 4, 0, true, true, weights_desc{1, 4}).dynamic_smem > 0);
+  // Many waves: every CTA would copy the same lines from L2; plain (L1-cached) loads instead.
+  CHECK(plan_for(dev, 100000, 4096, 2, 8, 0, false, true, ln16).dynamic_smem == 0);
+  CHECK(plan_for(dev, 100000, 768, 2, 8, 0, true, true, rms16).dynamic_smem == 0);
+  // A persistent grid (rows over a cluster in registers): each CTA copies once for all its rows.
+  const dsp::plan clustered = plan_for(dev, 100000, 16384, 2, 8, 0, false, true, ln16);
+  CHECK(clustered.kind == dsp::strategy::registers);
+  CHECK(clustered.cluster == 2);
+  CHECK(clustered.persistent);
+  CHECK(clustered.dynamic_smem > 0);
+  // A stage that would cost a CTA per SM is not taken: bf16 rows with fp32 weights, 128 threads at
+  // 64 registers hold 8 CTAs per SM, and 8 stages of 32 KiB do not fit 228 KiB.
+  CHECK(plan_for(dev, 1, 4096, 2, 8, 0, false, true, ln32).dynamic_smem == 0);
+  // No weights, or weights narrower than a cp.async (bf16 with packs of 1): nothing staged.
+  CHECK(plan_for(dev, 1, 4096, 2, 8, 0).dynamic_smem == 0);
+  CHECK(plan_for(dev, 1, 4097, 2, 1, 0, false, true, ln16).dynamic_smem == 0);
+  // Unknown device limits (zero): nothing staged.
+  dsp::device_limits unknown = dev;
+  unknown.smem_per_sm = 0;
+  CHECK(plan_for(unknown, 1, 4096, 2, 8, 0, false, true, ln16).dynamic_smem == 0);
 }
 
 TEST_CASE("plan_rows: ops that stage long rows (one or two inputs) get valid plans for every cols 1..300000",

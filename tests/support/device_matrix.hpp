@@ -344,10 +344,12 @@ class device_matrix {
 };
 
 /// A device vector of n values of `type` (weights), uploaded from quantized doubles.
-inline device_buffer upload_vector(dtype type, const std::vector<double>& v) {
-  device_buffer b(v.size() * static_cast<size_t>(elem_bytes(type)) + 16);
+/// The vector starts `offset` elements into the buffer (a misaligned vector when offset > 0).
+inline device_buffer upload_vector(dtype type, const std::vector<double>& v, int64_t offset = 0) {
+  const size_t eb = static_cast<size_t>(elem_bytes(type));
+  device_buffer b((v.size() + static_cast<size_t>(offset)) * eb + 16);
   std::vector<unsigned char> raw(b.size(), poison_byte);
-  encode(type, v.data(), v.size(), raw.data());
+  encode(type, v.data(), v.size(), raw.data() + static_cast<size_t>(offset) * eb);
   b.upload(raw.data(), raw.size());
   return b;
 }

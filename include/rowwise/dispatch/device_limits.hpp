@@ -14,6 +14,8 @@ struct device_limits {
   int cc_major = 0;
   int cc_minor = 0;
   int max_smem_optin = 0;   // bytes of dynamic + static shared memory one block may opt into
+  int smem_per_sm = 0;      // bytes of shared memory per SM (all resident blocks together)
+  int regs_per_sm = 0;      // 32-bit registers per SM
   bool clusters = false;    // thread-block clusters (sm_90+)
 };
 
@@ -33,6 +35,8 @@ inline cudaError_t current_device_limits(device_limits& out) {
     if ((err = cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, d_id))) return err;
     if ((err = cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, d_id))) return err;
     if ((err = cudaDeviceGetAttribute(&d.max_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d_id))) return err;
+    if ((err = cudaDeviceGetAttribute(&d.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, d_id))) return err;
+    if ((err = cudaDeviceGetAttribute(&d.regs_per_sm, cudaDevAttrMaxRegistersPerMultiprocessor, d_id))) return err;
     int cluster_launch = 0;
     if ((err = cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, d_id))) return err;
     d.clusters = cluster_launch != 0 && d.cc_major >= 9;

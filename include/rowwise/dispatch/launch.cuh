@@ -22,24 +22,33 @@ namespace dispatch {
 template <class Op, class T>
 using row_kernel_fn = void (*)(kernels::row_io<T>, Op, int64_t);
 
-template <class Op, class T, int N, int I>
+template <class Op, class T, int N, bool Staged, int I>
 constexpr row_kernel_fn<Op, T> registers_instance() {
   constexpr registers_config c = registers_configs[I];
-  return &kernels::registers_kernel<Op, T, N, c.g, registers_k(I, N), c.block>;
+  return &kernels::registers_kernel<Op, T, N, c.g, registers_k(I, N), c.block, Staged>;
 }
 
-template <class Op, class T, int N, std::size_t... I>
+template <class Op, class T, int N, bool Staged, std::size_t... I>
 row_kernel_fn<Op, T> registers_kernel_at(int config, std::index_sequence<I...>) {
-  constexpr row_kernel_fn<Op, T> table[] = {registers_instance<Op, T, N, static_cast<int>(I)>()...};
+  constexpr row_kernel_fn<Op, T> table[] = {registers_instance<Op, T, N, Staged, static_cast<int>(I)>()...};
   return table[config];
 }
+
+/// Whether registers plans of this op and pack width may stage weights (plan.hpp:
+/// column_stage_bytes gives them shared memory only then): only those instances are compiled.
+template <class Op, class T, int N>
+inline constexpr bool may_stage_columns = kernels::op_column_params<Op>::count > 0 && N * sizeof(T) == 16;
 
 /// The kernel a plan names, for pack width N.
 template <class Op, class T, int N>
 row_kernel_fn<Op, T> kernel_for(const plan& pl) {
   switch (pl.kind) {
     case strategy::registers:
-      return registers_kernel_at<Op, T, N>(pl.config, std::make_index_sequence<registers_config_count>{});
+      if constexpr (may_stage_columns<Op, T, N>) {
+        if (pl.dynamic_smem > 0)
+          return registers_kernel_at<Op, T, N, true>(pl.config, std::make_index_sequence<registers_config_count>{});
+      }
+      return registers_kernel_at<Op, T, N, false>(pl.config, std::make_index_sequence<registers_config_count>{});
     case strategy::cached:
       return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll_for(N), true>;
     case strategy::streaming:
@@ -73,6 +82,9 @@ cudaError_t prepare_launch(Kernel kernel, const launch_setup_key& key, const dev
   cudaError_t e = cudaSuccess;
   // Any dynamic shared memory opts in: the static shared memory of the kernel adds to it, so
   // even 48 KiB of dynamic memory can exceed the default limit.
+  // No carveout preference: it is an attribute of the function, shared by the launches that
+  // stage (a one-wave grid) and those that do not, and the latter need L1 for their weights
+  // (bench/NOTES.md 21).
   if (key.dynamic_smem > 0) {
     e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(key.dynamic_smem));
@@ -190,6 +202,10 @@ status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* la
   p.row_inputs = Op::fuses_residual ? 2 : 1;
   p.staged_op = kernels::op_staged_long_rows<Op>::value;
   p.column_params = Op::column_params;
+  p.column_param_count = kernels::present_column_params(op);
+  p.column_param_bytes = kernels::op_column_params<Op>::count > 0
+                             ? static_cast<int>(sizeof(typename kernels::op_column_params<Op>::type))
+                             : 0;
   const plan pl = plan_rows(p, dev);
   if (!pl.valid) return status::not_supported(Msg::plan);
   if (pl.pack_elems == widest) return launch_plan<Msg, Op, T, widest>(pl, io, op, dev, stream);

@@ -28,6 +28,8 @@ struct problem {
   int row_inputs = 1;   // matrices read per row (2 for ops that fuse a residual)
   bool staged_op = false;  // the op runs long rows on the staged strategy (its choice, measured)
   bool column_params = false;  // the op reads per-column weights (layer_norm, rms_norm)
+  int column_param_count = 0;  // its parameter vectors present in the call (layer_norm <= 2,
+  int column_param_bytes = 0;  // rms_norm <= 1), each of elements of this size (column_stage.cuh)
 };
 
 struct plan {
@@ -40,7 +42,8 @@ struct plan {
   int cluster = 1;                // CTAs per row (1: no cluster)
   int64_t rows_per_step = 1;      // rows one block (cluster) handles per loop step
   int64_t segment_packs = 0;      // packs of a row each CTA handles
-  int64_t dynamic_smem = 0;       // bytes (cached and staged strategies)
+  int64_t dynamic_smem = 0;       // bytes (cached and staged strategies; registers: the column
+                                  // stage, 0 without)
   int64_t max_useful_blocks = 0;  // CTAs that still get a row (the launcher caps by occupancy)
   bool persistent = false;        // grid sized by occupancy, blocks loop over row steps; else
                                   // one CTA (cluster) per row step
@@ -83,8 +86,47 @@ constexpr int first_registers_config(int64_t packs, int n, int min_g) {
   return -1;
 }
 
+/// Shared memory of a registers kernel's column stage (kernels/column_stage.cuh: the per-column
+/// parameters of every thread's K packs of N, for each parameter vector present), or 0 when the
+/// op has none, the rows do not move in 16-byte packs (the staged kernels are compiled for those
+/// only: dispatch/launch.cuh), or an aligned access of the parameters is not a cp.async size.
+constexpr int64_t column_stage_bytes(const problem& p, int block, int k) {
+  if (!stage_column_params || p.column_param_count == 0 || p.column_param_bytes <= 0) return 0;
+  if (p.pack_elems * p.elem_bytes != 16) return 0;
+  const int widest = 16 / p.column_param_bytes;
+  const int step = p.pack_elems < widest ? p.pack_elems : widest;
+  const int copy = step * p.column_param_bytes;
+  if (copy != 4 && copy != 8 && copy != 16) return 0;
+  return static_cast<int64_t>(p.column_param_count) * k * p.pack_elems * p.column_param_bytes * block;
+}
+
+/// CTAs of `block` threads one SM holds by the registers of a row kernel (policy.hpp:
+/// max_registers); 0 when the device's registers are unknown.
+constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block) {
+  if (dev.regs_per_sm <= 0) return 0;
+  const int regs = max_registers(p.row_inputs > 1, p.column_params, p.elem_bytes);
+  const int by_regs = dev.regs_per_sm / (regs * block);
+  return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
+}
+
+/// Whether a registers plan stages its column parameters (kernels/column_stage.cuh): when every
+/// CTA of the launch is resident at once (a persistent grid, or one wave), so each CTA copies
+/// them once; and when `bytes` per CTA cost no CTA per SM and fit beside the static shared
+/// memory. Grids of several waves read them from global memory instead: there every CTA would
+/// copy the same few lines from L2 (through the few L2 slices that hold them) where the plain
+/// loads mostly hit L1: bf16 layer_norm 768 columns fell from 80 to 26 % of the copy floor when
+/// staged (bench/NOTES.md 21).
+constexpr bool column_stage_pays(const problem& p, const device_limits& dev, const plan& pl, int64_t bytes) {
+  if (bytes <= 0 || dev.smem_per_sm <= 0) return false;
+  if (bytes + static_smem_reserve > dev.max_smem_optin) return false;
+  const int per_sm = row_kernel_ctas_per_sm(p, dev, pl.block);
+  if (per_sm <= 0 || dev.smem_per_sm / (bytes + column_stage_smem_overhead) < per_sm) return false;
+  return pl.persistent || pl.max_useful_blocks <= static_cast<int64_t>(per_sm) * dev.sm_count;
+}
+
 /// A registers plan for rows (or, with a cluster, per-CTA segments) of `segment` packs.
-constexpr plan make_registers_plan(const problem& p, int config, int cluster, int64_t segment) {
+constexpr plan make_registers_plan(const problem& p, const device_limits& dev, int config, int cluster,
+                                   int64_t segment) {
   plan out;
   const registers_config& c = registers_configs[config];
   const int g = c.g;
@@ -99,6 +141,8 @@ constexpr plan make_registers_plan(const problem& p, int config, int cluster, in
   out.segment_packs = cluster > 1 ? segment : static_cast<int64_t>(g) * out.packs_per_thread;
   out.max_useful_blocks = ceil_div(p.rows, out.rows_per_step) * cluster;
   out.persistent = cluster > 1;
+  const int64_t stage = column_stage_bytes(p, out.block, out.packs_per_thread);
+  out.dynamic_smem = column_stage_pays(p, dev, out, stage) ? stage : 0;
   out.valid = true;
   return out;
 }
@@ -166,7 +210,7 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
       const int64_t segment = ceil_div(packs, c);
       const int cfg = first_registers_config(segment, p.pack_elems, 64);
       if (cfg >= 0 && registers_configs[cfg].block <= rule.max_block)
-        return make_registers_plan(p, cfg, c, segment);
+        return make_registers_plan(p, dev, cfg, c, segment);
     }
   }
   return plan{};
@@ -204,10 +248,10 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   if (spread > 1) {
     const int64_t segment = ceil_div(packs, spread);
     const int cfg = first_registers_config(segment, n, 64);
-    if (cfg >= 0) return make_registers_plan(p, cfg, spread, segment);
+    if (cfg >= 0) return make_registers_plan(p, dev, cfg, spread, segment);
   } else {
     const int cfg = first_registers_config(packs, n, 1);
-    if (cfg >= 0) return make_registers_plan(p, cfg, 1, packs);
+    if (cfg >= 0) return make_registers_plan(p, dev, cfg, 1, packs);
   }
 
   // Rows longer than a block's registers, aligned, on sm_90: staged (one read, one write).

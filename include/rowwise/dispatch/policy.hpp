@@ -81,6 +81,17 @@ constexpr int max_registers(bool fuses_residual, bool with_params, int elem_byte
   return elem_bytes >= 4 ? row_kernel_registers.plain_fp32 : row_kernel_registers.plain_16bit;
 }
 
+/// Threads one SM holds (every GPU since sm_75 but sm_86/89's 1536, where this only makes the
+/// column stage's occupancy test below conservative).
+inline constexpr int max_threads_per_sm = 2048;
+
+/// Copy the per-column parameters (weights) of the packs each thread holds into shared memory as
+/// the registers kernel starts (kernels/column_stage.cuh), when that costs no CTA per SM.
+/// column_stage_smem_overhead: what each CTA needs beside the stage (its static shared memory and
+/// the 1 KiB the runtime reserves per CTA).
+inline constexpr bool stage_column_params = true;
+inline constexpr int64_t column_stage_smem_overhead = 3 * 1024;
+
 /// Launch every kernel with programmatic stream serialisation (sm_90+): it may start while the
 /// previous kernel of the stream finishes, and waits for it before touching memory. Overlaps the
 /// launch gap of back-to-back small calls (bench/NOTES.md).

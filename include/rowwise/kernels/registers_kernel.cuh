@@ -73,7 +73,11 @@ struct two_pass_storage<Op, G, Block, true> {
 /// segment_packs: packs of a row per CTA when rows are split over a cluster (<= K * G); the
 /// CTA of rank r takes packs [r * segment_packs, (r + 1) * segment_packs). Without a cluster
 /// it is K * G (the whole row fits one CTA).
-template <class Op, class T, int N, int G, int K, int Block>
+/// Staged: the op's per-column weights are copied into the launch's dynamic shared memory
+/// (column_stage.cuh). A separate instance, because the staged write-back changes the register
+/// allocation of the whole kernel: compiled into every launch, it cost layer_norm 2-6 points of
+/// the copy floor at shapes that never stage (bench/NOTES.md 21).
+template <class Op, class T, int N, int G, int K, int Block, bool Staged = false>
 __global__ void __maxnreg__(dispatch::max_registers(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T))))
 registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
@@ -84,6 +88,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   // Two-pass ops reduce through smem_moments only.
   __shared__ std::conditional_t<op_two_pass<Op>::value, char, typename row_reduce::storage> smem;
   __shared__ typename two_pass_storage<Op, G, Block>::type smem_moments;
+  extern __shared__ __align__(16) unsigned char dynamic_smem[];  // the column stage, if planned
 
   const int lane = static_cast<int>(threadIdx.x) % G;
   const int group = static_cast<int>(threadIdx.x) / G;
@@ -97,6 +102,15 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     two_pass_moments<G, Block>::merge::start(smem_moments);
   else
     row_reduce::start(smem);
+  // The per-column weights of the thread's packs, copied once while the first row loads (rows
+  // of another head, if any, read them from global memory: column_stage.cuh).
+  using stage = column_stage<Op, N, K, Block>;
+  const int first_head = row_head<N>(io.in);
+  if constexpr (Staged)
+    stage::start(op,
+                 thread_packs<K, G, N>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
+                                       io.cols, first_head),
+                 dynamic_smem);
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
   // The loop bound depends only on the block (cluster), so whole warps and blocks iterate
   // together and every shuffle / barrier is reached by all threads; rows past the end are masked.
@@ -125,7 +139,11 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
       st = op.finalize_in_place(row_reduce::reduce(mine, smem, it), mine);
     }
 
-    store_op_packs<dispatch::streaming_stores, /*InPlace=*/true>(tp, op, st, out_row, v);
+    if constexpr (Staged)
+      store_op_packs<dispatch::streaming_stores, /*InPlace=*/true>(
+          tp, op, st, out_row, v, stage::for_row(op, dynamic_smem, head == first_head));
+    else
+      store_op_packs<dispatch::streaming_stores, /*InPlace=*/true>(tp, op, st, out_row, v);
     if (active && lane == 0 && rank == 0) op.store_stats(row, st);
   }
   row_reduce::finish(it);

@@ -99,12 +99,31 @@ __device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t col
   store_row_pack<streaming>(row, col0, cols, a);
 }
 
-/// How an op's apply() may read the per-column parameters (weights) of a pack:
+/// How an op's apply() may read the per-column parameters (weights) of a pack. The op asks for
+/// parameter vector i by `columns.param(i)` (i: its index in the op's column_param(i) list) and
+/// passes that to load_column_params:
 /// checked_columns: the pack may be partial, the parameters misaligned: tested per pack;
 /// aligned_columns: the caller established that the pack lies inside the row and that every
-/// parameter vector is aligned at it (the op's columns_aligned<N>(col)): plain aligned loads.
-struct checked_columns {};
-struct aligned_columns {};
+/// parameter vector is aligned at it (the op's columns_aligned<N>(col)): plain aligned loads;
+/// staged_columns: the pack's parameters were copied into shared memory (column_stage.cuh).
+struct checked_columns {
+  __device__ __forceinline__ checked_columns param(int) const { return *this; }
+};
+struct aligned_columns {
+  __device__ __forceinline__ aligned_columns param(int) const { return *this; }
+};
+
+/// One parameter vector's values for one pack, in shared memory: N / Step aligned slots of Step
+/// elements, Stride slots apart.
+template <class W, int Step, int Stride>
+struct staged_param {
+  const aligned_array<W, Step>* first;
+};
+template <class W, int Step, int Stride, int Params>
+struct staged_columns {
+  const aligned_array<W, Step>* first[Params > 0 ? Params : 1];
+  __device__ __forceinline__ staged_param<W, Step, Stride> param(int i) const { return {first[i]}; }
+};
 
 /// Elements of W per aligned parameter access for packs of N.
 template <int N, class W>
@@ -131,6 +150,17 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
     load_pack(a, w + col0 + s);
 #pragma unroll
     for (int j = 0; j < step; ++j) out[s + j] = to_float(a.v[j]);
+  }
+}
+
+template <int N, class W, int Step, int Stride>
+__device__ __forceinline__ void load_column_params(const W*, int64_t, int64_t, float (&out)[N],
+                                                   staged_param<W, Step, Stride> staged) {
+#pragma unroll
+  for (int s = 0; s < N; s += Step) {
+    const aligned_array<W, Step> a = staged.first[(s / Step) * Stride];
+#pragma unroll
+    for (int j = 0; j < Step; ++j) out[s + j] = to_float(a.v[j]);
   }
 }
 

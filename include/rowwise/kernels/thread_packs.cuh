@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "rowwise/kernels/column_stage.cuh"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/kernels/slot_mask.cuh"
 
@@ -149,10 +150,13 @@ __device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t co
 }
 
 /// Apply the op to the thread's packs and store them as T. InPlace: v holds what the op's
-/// partial_in_place left there (apply_in_place), else the input values (apply).
-template <bool streaming_store, bool InPlace, int K, int G, int N, class Op, class T, class State>
+/// partial_in_place left there (apply_in_place), else the input values (apply). `stage`: where
+/// the op's column parameters may already be (column_stage.cuh), else global memory.
+template <bool streaming_store, bool InPlace, int K, int G, int N, class Op, class T, class State,
+          class Stage = no_column_stage>
 __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, const Op& op,
-                                               const State& st, T* out_row, float (&v)[K * N]) {
+                                               const State& st, T* out_row, float (&v)[K * N],
+                                               const Stage& stage = {}) {
   const auto pack = [&](int k) -> float(&)[N] { return *reinterpret_cast<float(*)[N]>(&v[k * N]); };
   if (tp.all_whole()) {
     // Branch-free: the compiler may issue every pack's parameter loads (weights) up front. The
@@ -161,17 +165,21 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, 
     // test per pack and parameter (which, with two weights, made layer_norm's write-back
     // several times longer than its arithmetic: SASS on the H200, bench/NOTES.md 19).
     T* out0 = out_row + tp.c0;
-    const auto store_all = [&](auto columns) {
+    const auto store_all = [&](auto columns_of) {
 #pragma unroll
       for (int k = 0; k < K; ++k) {
-        apply_op<InPlace>(op, pack(k), tp.col(k), st, columns);
+        apply_op<InPlace>(op, pack(k), tp.col(k), st, columns_of(k));
         store_whole_pack<streaming_store>(out0 + tp.offset(k), pack(k));
       }
     };
-    if (op.template columns_aligned<N>(tp.c0))
-      store_all(aligned_columns{});
-    else
-      store_all(checked_columns{});
+    if (!op.template columns_aligned<N>(tp.c0)) {
+      store_all([](int) { return checked_columns{}; });
+    } else if (stage.holds()) {
+      stage.wait();
+      store_all([&](int k) { return stage.columns(op, k); });
+    } else {
+      store_all([](int) { return aligned_columns{}; });
+    }
   } else {
 #pragma unroll
     for (int k = 0; k < K; ++k) {

@@ -1,18 +1,27 @@
-// rowwise/primitives/async_copy.cuh — per-thread asynchronous copies of 16 bytes from global to
-// shared memory (cp.async, sm_80+), committed and awaited in groups.
+// rowwise/primitives/async_copy.cuh — per-thread asynchronous copies of 4, 8 or 16 bytes from
+// global to shared memory (cp.async, sm_80+), committed and awaited in groups.
 //
 // Contract
-// - Both addresses are 16-byte aligned.
+// - Both addresses are aligned to the copy's size (16 bytes for copy16).
 // - A thread's copies since its last commit() form one group; wait<P>() returns once at most P
 //   of the thread's groups are still in flight, and the bytes of the others are then visible to
 //   that thread (only: other threads need a barrier as well).
-// - The copies go through L2 only (.cg): the data is read once, into shared memory.
+// - 16-byte copies go through L2 only (.cg): the data is read once, into shared memory; 4- and
+//   8-byte copies may allocate in L1 (.ca: the only form PTX has for them).
+// - On targets below sm_80 nothing is copied: callers test `available`.
 #pragma once
 
 #include <cstdint>
 
 namespace rowwise {
 namespace async_copy {
+
+/// Whether this target has cp.async (device code; false on the host pass and below sm_80).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+inline constexpr bool available = true;
+#else
+inline constexpr bool available = false;
+#endif
 
 __device__ __forceinline__ void copy16(void* dst_shared, const void* src_global) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -21,6 +30,22 @@ __device__ __forceinline__ void copy16(void* dst_shared, const void* src_global)
                "l"(src_global)
                : "memory");
 #endif
+}
+
+/// Copy Bytes (4, 8 or 16) bytes.
+template <int Bytes>
+__device__ __forceinline__ void copy(void* dst_shared, const void* src_global) {
+  static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
+  if constexpr (Bytes == 16) {
+    copy16(dst_shared, src_global);
+  } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
+                     static_cast<uint32_t>(__cvta_generic_to_shared(dst_shared))),
+                 "l"(src_global), "n"(Bytes)
+                 : "memory");
+#endif
+  }
 }
 
 __device__ __forceinline__ void commit() {

@@ -126,6 +126,10 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
   }
 
   // ---- write-back ---------------------------------------------------------------------------
+  using column_param_type = W;
+  static constexpr int column_param_count = 2;
+  __host__ __device__ __forceinline__ const W* column_param(int i) const { return i == 0 ? gamma : beta; }
+
   template <int N>
   __device__ __forceinline__ bool columns_aligned(int64_t col0) const {
     return column_params_aligned<N>(gamma, col0) && column_params_aligned<N>(beta, col0);
@@ -142,10 +146,10 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
     for (int j = 0; j < N; ++j) v[j] = fmaf(v[j] - s.shift, s.rstd, offset);
     if (gamma != nullptr) {
       float g[N];
-      load_column_params<N>(gamma, col0, cols, g, columns);
+      load_column_params<N>(gamma, col0, cols, g, columns.param(0));
       if (beta != nullptr) {
         float b[N];
-        load_column_params<N>(beta, col0, cols, b, columns);
+        load_column_params<N>(beta, col0, cols, b, columns.param(1));
 #pragma unroll
         for (int j = 0; j < N; ++j) v[j] = fmaf(v[j], g[j], b[j]);
       } else {
@@ -154,7 +158,7 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
       }
     } else if (beta != nullptr) {
       float b[N];
-      load_column_params<N>(beta, col0, cols, b, columns);
+      load_column_params<N>(beta, col0, cols, b, columns.param(1));
 #pragma unroll
       for (int j = 0; j < N; ++j) v[j] += b[j];
     }

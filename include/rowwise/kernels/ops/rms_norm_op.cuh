@@ -39,6 +39,10 @@ struct rms_norm_op : row_op_base<rms_norm_op<W, FusedResidual>> {
     return (ss[0] + ss[1]) + (ss[2] + ss[3]);
   }
 
+  using column_param_type = W;
+  static constexpr int column_param_count = 1;
+  __host__ __device__ __forceinline__ const W* column_param(int) const { return weight; }
+
   template <int N>
   __device__ __forceinline__ bool columns_aligned(int64_t col0) const {
     return column_params_aligned<N>(weight, col0);
@@ -55,7 +59,7 @@ struct rms_norm_op : row_op_base<rms_norm_op<W, FusedResidual>> {
     for (int j = 0; j < N; ++j) v[j] *= s.rstd;
     if (weight != nullptr) {
       float w[N];
-      load_column_params<N>(weight, col0, cols, w, columns);
+      load_column_params<N>(weight, col0, cols, w, columns.param(0));
 #pragma unroll
       for (int j = 0; j < N; ++j) v[j] *= w[j];
     }

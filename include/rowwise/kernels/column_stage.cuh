@@ -1,0 +1,149 @@
+// rowwise/kernels/column_stage.cuh — the per-column parameters (weights) of the packs a thread
+// holds, copied into shared memory by cp.async as the kernel starts, beside the row's own loads.
+//
+// Why: a norm's write-back reads its weights once the row is reduced. From global memory (L2 at
+// best) that is a round trip on the row's critical path, and one per pack: a plain load may not
+// pass an earlier store that might alias it, so pack k's weights are requested only after pack
+// k-1 is stored. Staged, the weights arrive while the row itself loads, and the write-back reads
+// them with shared-memory loads, which the compiler may move past the row's global stores.
+//
+// Contract
+// - A thread stages the parameters of its own packs and reads only those, so its own
+//   cp.async wait makes them visible: no barrier. Sub-warp groups each stage their copy.
+// - A stage is built for the columns of the launch's first row (its head, row_io.cuh): rows
+//   whose head differs (row strides that are not a multiple of N) read global memory instead.
+// - It is used only when the thread's packs are all whole, every present parameter vector is
+//   aligned at them (op.columns_aligned), cp.async exists (sm_80+) and the launch gave the
+//   dynamic shared memory for the present vectors (the plan decides: dispatch/plan.hpp,
+//   column_stage_bytes); otherwise nothing is copied and the write-back reads global memory.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "rowwise/kernels/row_io.cuh"
+#include "rowwise/primitives/async_copy.cuh"
+
+namespace rowwise {
+namespace kernels {
+
+/// What an op declares about its per-column parameter vectors: `column_param_count` vectors of
+/// `column_param_type`, the i-th at `column_param(i)` (null: absent). Ops without: none.
+template <class Op, class = void>
+struct op_column_params {
+  static constexpr int count = 0;
+  using type = float;
+};
+template <class Op>
+struct op_column_params<Op, std::void_t<decltype(Op::column_param_count)>> {
+  static constexpr int count = Op::column_param_count;
+  using type = typename Op::column_param_type;
+};
+
+/// Bytes of dynamic shared memory that do.
+__device__ __forceinline__ unsigned dynamic_smem_size() {
+  unsigned bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
+/// Parameter vectors of `op` that are present (non-null): what a stage holds. Host and device.
+template <class Op>
+__host__ __device__ __forceinline__ int present_column_params(const Op& op) {
+  int n = 0;
+  if constexpr (op_column_params<Op>::count > 0)
+    for (int i = 0; i < op_column_params<Op>::count; ++i) n += op.column_param(i) != nullptr ? 1 : 0;
+  return n;
+}
+
+/// The stage for a kernel whose threads hold K packs of N elements, Block threads per CTA.
+/// Layout: slot ((j * K + k) * chunks + c) * Block + thread holds chunk c of the j-th present
+/// parameter vector for pack k, so a warp's shared-memory loads of one chunk are consecutive
+/// (no bank conflicts). The stage keeps no state of its own across the row loop (registers are
+/// what the 16-bit norms are short of): its address comes from the shared-memory symbol, and
+/// whether a row's packs are the staged ones from the launch's dynamic shared memory and the
+/// row's head (`for_row`).
+template <class Op, int N, int K, int Block>
+struct column_stage {
+  using params = op_column_params<Op>;
+  using W = typename params::type;
+  static constexpr int count = params::count;
+  static constexpr int step = column_param_step<N, W>;  // elements per aligned access
+  static constexpr int chunks = N / step;
+  static constexpr int copy_bytes = step * static_cast<int>(sizeof(W));
+  static constexpr bool possible =
+      count > 0 && (copy_bytes == 4 || copy_bytes == 8 || copy_bytes == 16) && async_copy::available;
+  using slot = aligned_array<W, step>;
+  /// Shared memory per present parameter vector (dispatch::column_stage_bytes computes the same).
+  static constexpr unsigned bytes_per_param = static_cast<unsigned>(K * chunks * Block * sizeof(slot));
+
+  unsigned char* smem;
+  bool usable;  // the row's packs are the staged ones
+
+  /// Whether the launch gave this kernel a stage for op's parameters.
+  __device__ __forceinline__ static bool planned(const Op& op) {
+    if constexpr (possible)
+      return dynamic_smem_size() >= bytes_per_param * static_cast<unsigned>(present_column_params(op));
+    else
+      return false;
+  }
+
+  /// Copy the parameters of the packs of `tp` (built with active = true for the launch's first
+  /// row: the columns, not a row), when planned and the packs are whole and aligned.
+  template <class TP>
+  __device__ __forceinline__ static void start(const Op& op, const TP& tp, unsigned char* smem) {
+    if constexpr (possible) {
+      if (!planned(op) || !tp.all_whole() || !op.template columns_aligned<N>(tp.c0)) return;
+      slot* base = reinterpret_cast<slot*>(smem) + threadIdx.x;
+      int j = 0;
+#pragma unroll
+      for (int i = 0; i < count; ++i) {
+        const W* w = op.column_param(i);
+        if (w == nullptr) continue;  // absent: the op never reads it
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+          for (int c = 0; c < chunks; ++c)
+            async_copy::copy<copy_bytes>(base + ((j * K + k) * chunks + c) * Block, w + tp.col(k) + c * step);
+        ++j;
+      }
+      async_copy::commit();
+    }
+  }
+
+  /// The stage as seen by one row: usable when planned and the row's head is the first row's
+  /// (then its packs are the staged columns, and whole and aligned wherever the caller finds
+  /// them so).
+  __device__ __forceinline__ static column_stage for_row(const Op& op, unsigned char* smem, bool same_head) {
+    return {smem, same_head && planned(op)};
+  }
+
+  __device__ __forceinline__ bool holds() const { return usable; }
+  /// Before the first read: the thread's copies have landed.
+  __device__ __forceinline__ void wait() const { async_copy::wait<0>(); }
+
+  __device__ __forceinline__ staged_columns<W, step, Block, count> columns(const Op& op, int k) const {
+    staged_columns<W, step, Block, count> out{};
+    if constexpr (count > 0) {
+      const slot* base = reinterpret_cast<const slot*>(smem) + threadIdx.x;
+      int j = 0;
+#pragma unroll
+      for (int i = 0; i < count; ++i) {
+        out.first[i] = base + (j * K + k) * chunks * Block;
+        j += op.column_param(i) != nullptr ? 1 : 0;
+      }
+    }
+    return out;
+  }
+};
+
+/// No stage: the write-back reads global memory.
+struct no_column_stage {
+  __device__ __forceinline__ bool holds() const { return false; }
+  __device__ __forceinline__ void wait() const {}
+  template <class Op>
+  __device__ __forceinline__ checked_columns columns(const Op&, int) const { return {}; }
+};
+
+}  // namespace kernels
+}  // namespace rowwise
