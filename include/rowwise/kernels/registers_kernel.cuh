@@ -34,15 +34,40 @@ struct op_two_pass<Op, std::enable_if_t<Op::two_pass>> : std::true_type {};
 
 /// Two-pass moments of a row held by G threads (of one CTA or of a cluster of CTAs): each warp
 /// (group) takes the exact two-pass over its values with shuffles only (its sum and count give
-/// its shift, then the deviations from it), and rows of several warps merge the warps' shifted
-/// Welford summaries with one block all-reduce (and one cluster all-reduce). Result in every
-/// thread of the row. `storage` and `step` follow row_all_reduce's rules (start and finish
-/// through `merge`).
+/// its shift s_w, then the sums c_w of x - s_w and q_w of (x - s_w)^2 over its values). A row of
+/// several warps combines them after one barrier, every thread the same way: relative to the
+/// first warp's shift S, warp w adds c_w + n_w d_w and q_w + d_w (2 c_w + n_w d_w), d_w = s_w - S,
+/// then M2 = Q - C^2 / N. The shifts lie within the row's values, so (mean - S)^2 is at most
+/// (warps) times the variance and the subtraction loses at most that factor of rounding (the
+/// argument of the shifted-data algorithm; no sum of squares of raw values is ever formed). A row
+/// over a cluster merges the CTAs' results as shifted Welford summaries (Chan).
+/// This replaced a block all-reduce of the warps' Welford summaries (a butterfly of pairwise
+/// merges, each with a division and tests for empty sides: ~120 instructions per warp of
+/// layer_norm's ~900, bench/NOTES.md 21). Result in every thread of the row, bit-identical.
+/// `storage` and `step` follow row_all_reduce's rules (start through `start`; finish is the
+/// row's cluster finish).
 template <int G, int Block>
 struct two_pass_moments {
   static constexpr int group = G < 32 ? G : 32;
-  using merge = row_all_reduce<G, Block, shifted_welford_reducer>;
-  using storage = typename merge::storage;
+  static constexpr bool whole_block = G == Block && G > 32;
+  static constexpr bool clustered = G == Block;  // row_all_reduce's rule: whole-block rows
+  static constexpr int warps = Block / 32 > 0 ? Block / 32 : 1;
+  using cluster_reduce = cluster_all_reduce<clustered ? max_cluster_size : 1, shifted_welford_reducer>;
+
+  struct warp_moments {
+    float n;  // values
+    float s;  // shift (the warp's rounded mean)
+    float c;  // sum of (x - s)
+    float q;  // sum of (x - s)^2
+  };
+  struct storage {
+    warp_moments part[2][warps];  // alternating by step: one barrier per row (block_all_reduce)
+    std::conditional_t<clustered, typename cluster_reduce::storage, char> cluster;
+  };
+
+  __device__ __forceinline__ static void start(storage& s) {
+    if constexpr (clustered) cluster_reduce::start(s.cluster);
+  }
 
   template <class Op, int M>
   __device__ __forceinline__ static shifted_welford_value reduce(const Op& op, const float (&v)[M],
@@ -51,13 +76,39 @@ struct two_pass_moments {
     const float sum = op.first_partial(v, ok);
     const float_pair sum_n =
         warp_all_reduce<group>(float_pair{sum, static_cast<float>(ok.count())}, pair_sum_reducer{});
-    const float shift = sum_n.b > 0.0f ? sum_n.a / sum_n.b : 0.0f;
+    // Any value near the mean serves as the shift (c corrects it): the fast division.
+    const float shift = sum_n.b > 0.0f ? __fdividef(sum_n.a, sum_n.b) : 0.0f;
     const float_pair qc = warp_all_reduce<group>(op.second_partial(v, ok, shift), pair_sum_reducer{});
-    const shifted_welford_value mine = shifted_welford_reducer::from_two_pass(sum_n.b, shift, qc.a, qc.b);
-    if constexpr (G >= 32 && merge::clustered)
-      return merge::reduce_warp_values(mine, s, step);
-    else
-      return mine;
+    if constexpr (!clustered) {
+      return shifted_welford_reducer::from_two_pass(sum_n.b, shift, qc.a, qc.b);
+    } else {
+      shifted_welford_value cta;
+      if constexpr (whole_block) {
+        warp_moments* part = s.part[step & 1];
+        if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = {sum_n.b, shift, qc.b, qc.a};
+        __syncthreads();
+        const float first = part[0].s;
+        float n = 0.0f, c = 0.0f, q = 0.0f;
+#pragma unroll
+        for (int w = 0; w < warps; ++w) {
+          const warp_moments m = part[w];
+          const float d = m.s - first;
+          n += m.n;
+          c += fmaf(m.n, d, m.c);
+          q += fmaf(d, fmaf(m.n, d, 2.0f * m.c), m.q);
+        }
+        if (n > 0.0f) {
+          const float dmean = c * __frcp_rn(n);
+          const float m2 = fmaf(-c, dmean, q);
+          cta = {n, first, dmean, m2 > 0.0f ? m2 : 0.0f};
+        } else {
+          cta = shifted_welford_reducer::identity();
+        }
+      } else {
+        cta = shifted_welford_reducer::from_two_pass(sum_n.b, shift, qc.a, qc.b);
+      }
+      return cluster_reduce::reduce(cta, s.cluster, step);
+    }
   }
 };
 
@@ -99,7 +150,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   wait_for_prior_grids();  // before any global memory access (grid_dependency.cuh)
   allow_dependent_grids();
   if constexpr (op_two_pass<Op>::value)
-    two_pass_moments<G, Block>::merge::start(smem_moments);
+    two_pass_moments<G, Block>::start(smem_moments);
   else
     row_reduce::start(smem);
   using stage = column_stage<Op, N, K, Block>;
