@@ -5,12 +5,13 @@
 //  * the exact two-pass, per warp (registers_kernel: rows held in registers, by one CTA or a
 //    cluster):
 //    each warp all-reduces its sum and count, giving a shift s = its mean; then the sums of
-//    (x - s)^2 and (x - s) over its values together: a shifted Welford summary (count, s,
-//    mean - s, M2; reduce/shifted_welford.cuh), and a row of several warps merges those with one
-//    block (and cluster) all-reduce. Outputs are ((x - s) - (mean - s)) * rstd: x - s is exact (Sterbenz)
-//    when x is near s, so a huge mean cancels before any rounding. One barrier per row; two
-//    block-wide passes (sum, then deviations) took two and measured slower on the H200
-//    (bench/NOTES.md 19).
+//    (x - s)^2 and (x - s) over its values together; a block adds its warps' sums relative to
+//    its first warp's shift after one barrier, and CTAs of a cluster merge the resulting shifted
+//    Welford summaries (count, s, mean - s, M2; reduce/shifted_welford.cuh) by Chan
+//    (registers_kernel.cuh: two_pass_moments). Outputs are ((x - s) - (mean - s)) * rstd: x - s
+//    is exact (Sterbenz) when x is near s, so a huge mean cancels before any rounding. One
+//    barrier per row; two block-wide passes (sum, then deviations) took two and measured slower
+//    on the H200 (bench/NOTES.md 19).
 //  * Welford partials merged by Chan's formula (strategies that see the row in chunks:
 //    chunked_kernel, staged_kernel), with state {mean, 0, rstd}.
 #pragma once
