@@ -311,7 +311,7 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
 
 TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster in registers where a rule says so",
           "[host][plan]") {
-  const auto plan = plan_for;
+  const auto plan = [](auto... a) { return plan_for(a...); };
   const dsp::device_limits h200 = h200_like();
   // fp32 32768 (128 KiB): 4 CTAs of 256 threads x 8 packs; 65536 (256 KiB): 8 of them.
   dsp::plan pl = plan(h200, 100000, 32768, 4, 4, 0, false, false);
@@ -358,7 +358,7 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
 
 TEST_CASE("plan_rows: many long rows stream over a cluster of up to 8 CTAs of 64 KiB or more each",
           "[host][plan]") {
-  const auto plan = plan_for;
+  const auto plan = [](auto... a) { return plan_for(a...); };
   const dsp::device_limits h200 = h200_like();
   const int64_t min_segment = dsp::streaming_min_segment_bytes / 16;  // packs
   struct expect {
