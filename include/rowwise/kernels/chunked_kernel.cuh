@@ -41,7 +41,7 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   allow_dependent_grids();
   row_reduce::start(smem);
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
-  for (int64_t row = blockIdx.x / csize; row < io.rows; row += gridDim.x / csize, ++it) {
+  for (int64_t row = per_cluster(blockIdx.x, csize); row < io.rows; row += per_cluster(gridDim.x, csize), ++it) {
     const T* in_row = io.in + row * io.in_stride;
     T* out_row = io.out + row * io.out_stride;
     T* res_row = Op::fuses_residual ? io.residual + row * io.residual_stride : nullptr;

@@ -145,7 +145,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   const int group = static_cast<int>(threadIdx.x) / G;
   const int csize = row_reduce::cluster_size();
   const int rank = row_reduce::cluster_rank();
-  const int64_t step = static_cast<int64_t>(gridDim.x / csize) * rows_per_step;
+  const int64_t step = static_cast<int64_t>(per_cluster(gridDim.x, csize)) * rows_per_step;
 
   wait_for_prior_grids();  // before any global memory access (grid_dependency.cuh)
   allow_dependent_grids();
@@ -158,7 +158,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
   // The loop bound depends only on the block (cluster), so whole warps and blocks iterate
   // together and every shuffle / barrier is reached by all threads; rows past the end are masked.
-  for (int64_t base = static_cast<int64_t>(blockIdx.x / csize) * rows_per_step; base < io.rows;
+  for (int64_t base = static_cast<int64_t>(per_cluster(blockIdx.x, csize)) * rows_per_step; base < io.rows;
        base += step, ++it) {
     const int64_t row = base + group;
     const bool active = row < io.rows;

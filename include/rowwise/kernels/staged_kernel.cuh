@@ -70,8 +70,8 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   const int tid = static_cast<int>(threadIdx.x);
   const unsigned csize = cluster_ctas();
   const unsigned rank = cluster_cta_rank();
-  const int64_t clusters = gridDim.x / csize;
-  const int64_t first_row = blockIdx.x / csize;
+  const int64_t clusters = per_cluster(gridDim.x, csize);
+  const int64_t first_row = per_cluster(blockIdx.x, csize);
   const int64_t row_packs_n = io.cols / N;
   const int64_t seg_begin = rank * segment_packs;
   const int64_t seg_end0 = seg_begin + segment_packs;

@@ -23,4 +23,11 @@ __device__ __forceinline__ unsigned cluster_cta_rank() {
 #endif
 }
 
+/// x / ctas for a cluster size ctas that is a power of two (the dispatch launches clusters of
+/// 1, 2, 4, 8 or 16 CTAs): a shift. A division by a run-time value is ~25 dependent instructions,
+/// ahead of a kernel's first load (rowwise_bench small shapes, bench/NOTES.md 21).
+__device__ __forceinline__ unsigned per_cluster(unsigned x, unsigned ctas) {
+  return x >> (__ffs(static_cast<int>(ctas)) - 1);
+}
+
 }  // namespace rowwise
