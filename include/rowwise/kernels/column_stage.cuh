@@ -1,5 +1,5 @@
 // rowwise/kernels/column_stage.cuh — the per-column parameters (weights) of the packs a thread
-// holds, copied into shared memory by cp.async as the kernel starts, beside the row's own loads.
+// holds, copied into shared memory by cp.async while the kernel's first row loads.
 //
 // Why: a norm's write-back reads its weights once the row is reduced. From global memory (L2 at
 // best) that is a round trip on the row's critical path, and one per pack: a plain load may not
