@@ -55,15 +55,6 @@ struct row_all_reduce {
     }
   }
 
-  /// The same when every warp of the row already holds its warp's reduced value in all its
-  /// lanes (G >= 32): the warp step is skipped. Same storage and step rules.
-  __device__ __forceinline__ static value_type reduce_warp_values(value_type v, storage& s,
-                                                                  int64_t step, Reducer op = {}) {
-    static_assert(G >= 32, "a group below a warp has no warp value");
-    if constexpr (whole_block) v = block_reduce::reduce_warp_values(v, s.block[step & 1], op);
-    return cluster_reduce::reduce(v, s.cluster, step, op);
-  }
-
   __device__ __forceinline__ static void finish(int64_t steps) {
     if constexpr (clustered) cluster_reduce::finish(steps);
   }
