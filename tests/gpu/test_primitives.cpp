@@ -18,7 +18,8 @@
 // merges lanes G/2 apart (lower lane on the left; online softmax: a max, then a sum butterfly),
 // block_all_reduce is that butterfly over each warp and then over the warp partials padded with
 // the identity to a power of two, and
-// cluster_all_reduce merges the CTA aggregates in cluster-rank order (a left fold).
+// cluster_all_reduce merges the CTA aggregates by that butterfly over the cluster's ranks padded
+// with the identity to a power of two (lane r of each warp holds rank r's aggregate).
 //   sum      node error e = e_a + e_b + u (|a + b| + e_a + e_b)     (rounding of one addition);
 //            merging with the identity is exact. So |got - ref| <= e: the bound is
 //            u * sum over internal nodes of |partial sum| -- at most u * depth * sum |x|, and
@@ -429,14 +430,18 @@ typename Ref::node block_tree(const typename Ref::node* leaves, int block_thread
 }
 
 /// cluster_all_reduce<cluster_size> over block_all_reduce<cluster_test_block_threads>: the CTA
-/// aggregates merged in rank order.
+/// aggregates (rank r in lane r) merged by a butterfly over them padded with the identity to a
+/// power of two (cluster_push_reduce::collect).
 template <class Ref>
 typename Ref::node cluster_tree(const typename Ref::node* leaves, int cluster_size) {
-  typename Ref::node v = block_tree<Ref>(leaves, cluster_test_block_threads);
-  for (int r = 1; r < cluster_size; ++r) {
-    v = Ref::merge(v, block_tree<Ref>(leaves + r * cluster_test_block_threads, cluster_test_block_threads));
-  }
-  return v;
+  std::vector<typename Ref::node> ctas;
+  for (int r = 0; r < cluster_size; ++r)
+    ctas.push_back(block_tree<Ref>(leaves + r * cluster_test_block_threads, cluster_test_block_threads));
+  if (cluster_size == 1) return ctas[0];
+  size_t pow2 = 2;
+  while (pow2 < ctas.size()) pow2 *= 2;
+  ctas.resize(pow2, Ref::identity());
+  return butterfly<Ref>(std::move(ctas));
 }
 
 enum class primitive { warp, block, cluster };

@@ -319,7 +319,8 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (fp32 in reg
     for (bool log : {false, true}) run_case({dtype::f32, log, many, cols, layout, row_kind::random, stream.get()}, rng);
   }
   // 16-bit rows just past one CTA's registers: 2 CTAs in registers; long rows of any dtype:
-  // streaming over a cluster of >= 64 KiB segments (with sm_count + 5 rows, clusters of 8 loop).
+  // streaming over a cluster of >= 64 KiB segments (with sm_count + 5 rows, clusters of 8 and 16
+  // loop).
   struct split_case {
     dtype t;
     int64_t rows;
@@ -334,6 +335,8 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (fp32 in reg
       {dtype::bf16, many, 65536, in_place(), dsp::strategy::streaming, 2},
       {dtype::f16, dev.sm_count + 5, 152064, contiguous(), dsp::strategy::streaming, 4},
       {dtype::f32, dev.sm_count + 5, 152064 + 4, offset_both(1), dsp::strategy::streaming, 8},
+      // 16 CTAs of one chunk each, and the last CTA's one-pack tail through the 2-pack body.
+      {dtype::f32, dev.sm_count + 5, 262144 + 4, in_place(), dsp::strategy::streaming, 16},
   };
   for (const split_case& sc : splits) {
     const auto p = plan_of(sc.t, sc.rows, sc.cols, sc.layout, dev);

@@ -356,7 +356,7 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
   CHECK(plan(h200, 8, 32768, 4, 4, 0, false, false).cluster == dsp::spread_cluster(8, 8192, h200));
 }
 
-TEST_CASE("plan_rows: many long rows stream over a cluster of up to 8 CTAs of 64 KiB or more each",
+TEST_CASE("plan_rows: many long rows stream over a cluster of up to 16 CTAs of 64 KiB or more each",
           "[host][plan]") {
   const auto plan = [](auto... a) { return plan_for(a...); };
   const dsp::device_limits h200 = h200_like();
@@ -368,7 +368,7 @@ TEST_CASE("plan_rows: many long rows stream over a cluster of up to 8 CTAs of 64
   };
   // layer_norm-like (weights: no registers rule for fp32), past the registers rules.
   for (const expect e : {expect{4, 16384, 1}, expect{4, 24576, 1}, expect{4, 32768, 2}, expect{4, 65536, 4},
-                         expect{4, 152064, 8}, expect{4, 262144, 8}, expect{4, 1 << 20, 8},
+                         expect{4, 152064, 8}, expect{4, 262144, 16}, expect{4, 1 << 20, 16},
                          expect{2, 24576, 1}, expect{2, 32768, 1}, expect{2, 65536, 2}, expect{2, 152064, 4},
                          expect{2, 262144, 8}}) {
     const int n = 16 / e.elem_bytes;
@@ -381,6 +381,7 @@ TEST_CASE("plan_rows: many long rows stream over a cluster of up to 8 CTAs of 64
     CHECK(pl.persistent == (pl.cluster > 1));
   }
   CHECK(plan(h200, 100000, 152064, 4, 4, 0, false, false).cluster == 8);
+  CHECK(plan(h200, 100000, 262144, 4, 4, 0, false, false).cluster == 16);
   // Not: one-element packs, no clusters.
   CHECK(plan(h200, 100000, 262144, 4, 1, 0, false, false).cluster == 1);
   CHECK(plan(h200, 100000, 262144, 2, 1, 0, false, false).cluster == 1);

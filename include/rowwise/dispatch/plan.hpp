@@ -236,7 +236,7 @@ constexpr int streaming_cluster(const problem& p, const device_limits& dev, int6
 /// 3. longer rows, many of them: rows of ops that do not stage that a rule of
 ///    clustered_rows_rules takes, each over a small cluster holding segments in registers;
 ///    otherwise streaming (pass 2 re-reads the row), one CTA per row, or for rows of 128 KiB and
-///    more a cluster of up to 8 CTAs with at least 64 KiB each;
+///    more a cluster of up to 16 CTAs with at least 64 KiB each;
 /// 4. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
 ///    stream it when even 16 CTAs' shared memory cannot hold the row.
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {

@@ -160,9 +160,12 @@ inline constexpr clustered_rows_rule clustered_rows_rules[] = {
 /// 74 % (4), 152064 55 -> 59 % (8), 262144 60 -> 57 % (8); softmax fp32 152064 64 -> 70 %,
 /// 262144 66 -> 70 % (8); bf16 / fp16 softmax 65536 71 / 71 -> 78 / 81 % (2), 152064 63 / 63 ->
 /// 65 / 69 % (4), 262144 64 / 65 -> 70 / 73 % (8), layer_norm 16-bit 65536 55 -> 66-67 % (2).
-/// Finer splits (32 KiB per CTA and less) lost everywhere; clusters of 16 (14 resident) too.
+/// Finer splits (32 KiB per CTA and less) lost everywhere. Clusters of 16 (14 resident) lost too
+/// until a row step's instructions stopped depending on the segment's fill (a 2-pack body for a
+/// chunk's tail, the cluster merge across lanes: NOTES 22); since then fp32 softmax 262144 over
+/// 16 CTAs (one chunk each) 71 -> 82 % against 8, layer_norm 262144 57 / 56 % (8 / 16).
 inline constexpr int64_t streaming_min_segment_bytes = 64 * 1024;
-inline constexpr int streaming_max_cluster = 8;
+inline constexpr int streaming_max_cluster = 16;
 
 /// Split rows over a cluster only when each CTA of the split still gets this many packs (16 KiB):
 /// below it one CTA's loads are all in flight at once anyway, and the split only adds the

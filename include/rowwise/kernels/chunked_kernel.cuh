@@ -11,6 +11,8 @@
 // are issued before any is used (thread_packs.cuh).
 #pragma once
 
+#include <type_traits>
+
 #include "rowwise/kernels/registers_kernel.cuh"
 
 namespace rowwise {
@@ -50,15 +52,33 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     const int64_t seg_begin = rank * segment_packs;
     const int64_t seg_end = seg_begin + segment_packs < packs_in_row ? seg_begin + segment_packs : packs_in_row;
 
+    // Whole chunks of Unroll packs per thread; a last chunk of at most 2 packs per thread (the
+    // tail of a segment that is not a multiple of the chunk) takes a 2-pack body instead: the
+    // unrolled body costs the same for a chunk whatever its fill, and a tail of ~1 pack per
+    // thread through the Unroll-pack body doubled the instructions of a row step (softmax fp32
+    // 152064 columns over 8 CTAs: ncu, bench/NOTES.md 22). Both passes chunk the segment the
+    // same way, so each thread still touches the same packs in both.
+    // (One call of each body: with the Unroll body called for whole chunks and again for a
+    // partial one, NVVM merged the two and split the whole-pack stores of the partial path into
+    // 4-byte ones, PTX; 64 x 32000 fp32 took twice as long.)
+    const auto for_chunks = [&](auto body) {
+      constexpr int tail_unroll = Unroll < 2 ? Unroll : 2;
+      int64_t chunk = seg_begin;
+      for (; seg_end - chunk > static_cast<int64_t>(Block) * tail_unroll; chunk += static_cast<int64_t>(Block) * Unroll)
+        body(std::integral_constant<int, Unroll>{}, chunk);
+      if (chunk < seg_end) body(std::integral_constant<int, tail_unroll>{}, chunk);
+    };
+
     value acc = reducer::identity();
-    for (int64_t chunk = seg_begin; chunk < seg_end; chunk += Block * Unroll) {
-      const packs tp(true, chunk + tid, seg_end, io.cols, head);
-      float v[Unroll * N];
-      slot_mask<Unroll * N> ok;
+    for_chunks([&](auto unroll, int64_t chunk) {
+      constexpr int U = decltype(unroll)::value;
+      const thread_packs<U, Block, N> tp(true, chunk + tid, seg_end, io.cols, head);
+      float v[U * N];
+      slot_mask<U * N> ok;
       load_op_packs<Op, first_read, !Cached && dispatch::streaming_stores>(tp, in_row, res_row, v, ok);
       if constexpr (Cached) {
 #pragma unroll
-        for (int u = 0; u < Unroll; ++u) {
+        for (int u = 0; u < U; ++u) {
           if (!tp.touches(u)) continue;
           pack a;
           float_to_pack(*reinterpret_cast<float(*)[N]>(&v[u * N]), a);  // exact: values are T
@@ -66,28 +86,29 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
         }
       }
       acc = reducer{}(acc, op.partial(v, ok));
-    }
+    });
 
     const value total = row_reduce::reduce(acc, smem, it);
     const auto st = op.finalize(total);
 
     // Residual-fusing ops normalise the residual as stored; the streaming pass reads it back.
     const T* src_row = Op::fuses_residual ? static_cast<const T*>(res_row) : in_row;
-    for (int64_t chunk = seg_begin; chunk < seg_end; chunk += Block * Unroll) {
-      const packs tp(true, chunk + tid, seg_end, io.cols, head);
-      float v[Unroll * N];
+    for_chunks([&](auto unroll, int64_t chunk) {
+      constexpr int U = decltype(unroll)::value;
+      const thread_packs<U, Block, N> tp(true, chunk + tid, seg_end, io.cols, head);
+      float v[U * N];
       if constexpr (Cached) {
 #pragma unroll
-        for (int u = 0; u < Unroll; ++u) {
+        for (int u = 0; u < U; ++u) {
           if (tp.touches(u)) pack_to_float(cache[tp.p0 + u * Block - seg_begin], *reinterpret_cast<float(*)[N]>(&v[u * N]));
         }
       } else {
-        slot_mask<Unroll * N> unused;
+        slot_mask<U * N> unused;
         load_op_packs<Op, load_policy::keep, false, /*Fuse=*/false>(tp, src_row, static_cast<T*>(nullptr), v, unused);
       }
       // The row may be rewritten in place: all of this chunk's loads precede its first store.
       store_op_packs<dispatch::streaming_stores, /*InPlace=*/false>(tp, op, st, out_row, v);
-    }
+    });
     if (tid == 0 && rank == 0) op.store_stats(row, st);
   }
   row_reduce::finish(it);

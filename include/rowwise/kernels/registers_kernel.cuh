@@ -36,8 +36,8 @@ struct op_two_pass<Op, std::enable_if_t<Op::two_pass>> : std::true_type {};
 /// (group) takes the exact two-pass over its values with shuffles only (its sum and count give
 /// its shift s_w, then the sums c_w of x - s_w and q_w of (x - s_w)^2 over its values). A row of
 /// several warps combines them after one barrier, every thread the same way: relative to the
-/// first warp's shift S, warp w adds c_w + n_w d_w and q_w + d_w (2 c_w + n_w d_w), d_w = s_w - S,
-/// then M2 = Q - C^2 / N. The shifts lie within the row's values, so (mean - S)^2 is at most
+/// first warp's shift S, warp w adds c_w + n_w d_w and q_w + d_w (2 c_w + n_w d_w), d_w = s_w - S
+/// (lane w of every warp takes warp w's terms; a butterfly adds them), then M2 = Q - C^2 / N. The shifts lie within the row's values, so (mean - S)^2 is at most
 /// (warps) times the variance and the subtraction loses at most that factor of rounding (the
 /// argument of the shifted-data algorithm; no sum of squares of raw values is ever formed). A row
 /// over a cluster merges the CTAs' results as shifted Welford summaries (Chan).
@@ -52,6 +52,7 @@ struct two_pass_moments {
   static constexpr bool whole_block = G == Block && G > 32;
   static constexpr bool clustered = G == Block;  // row_all_reduce's rule: whole-block rows
   static constexpr int warps = Block / 32 > 0 ? Block / 32 : 1;
+  static constexpr int lanes = warps <= 1 ? 1 : warps <= 2 ? 2 : warps <= 4 ? 4 : warps <= 8 ? 8 : warps <= 16 ? 16 : 32;
   using cluster_reduce = cluster_all_reduce<clustered ? max_cluster_size : 1, shifted_welford_reducer>;
 
   struct warp_moments {
@@ -87,16 +88,23 @@ struct two_pass_moments {
         warp_moments* part = s.part[step & 1];
         if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = {sum_n.b, shift, qc.b, qc.a};
         __syncthreads();
+        // Lane w of each group of `lanes` takes warp w's terms and the groups sum them by the same
+        // butterfly (bit-identical in every thread); a loop over the warps in every thread cost
+        // ~7 instructions per warp per row (~85 of a 12-warp row's ~860, ncu, NOTES 22).
         const float first = part[0].s;
+        const int w = static_cast<int>(threadIdx.x) % lanes;
         float n = 0.0f, c = 0.0f, q = 0.0f;
-#pragma unroll
-        for (int w = 0; w < warps; ++w) {
+        if (w < warps) {
           const warp_moments m = part[w];
           const float d = m.s - first;
-          n += m.n;
-          c += fmaf(m.n, d, m.c);
-          q += fmaf(d, fmaf(m.n, d, 2.0f * m.c), m.q);
+          n = m.n;
+          c = fmaf(m.n, d, m.c);
+          q = fmaf(d, fmaf(m.n, d, 2.0f * m.c), m.q);
         }
+        n = warp_all_reduce<lanes>(n, sum_reducer{});
+        const float_pair cq = warp_all_reduce<lanes>(float_pair{c, q}, pair_sum_reducer{});
+        c = cq.a;
+        q = cq.b;
         if (n > 0.0f) {
           const float dmean = c * __frcp_rn(n);
           const float m2 = fmaf(-c, dmean, q);

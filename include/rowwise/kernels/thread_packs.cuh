@@ -62,11 +62,11 @@ struct thread_packs {
     const int rest = room - k * stride;
     return (k >= 1 && k < K && rest > 0 && rest < N) ? k : -1;
   }
-  /// Pack k has at least one element of the row and belongs to the segment.
-  __device__ __forceinline__ bool touches(int k) const {
-    const int64_t p = p0 + static_cast<int64_t>(k) * G;
-    return active && p < p_end && col(k) < cols;
-  }
+  /// Pack k has at least one element of the row and belongs to the segment: p0 + k G < p_end
+  /// and col(k) < cols, i.e. k * stride below both distances that room is the minimum of (room
+  /// is -1 for an inactive thread). One 32-bit compare: the 64-bit form cost ~10 instructions
+  /// per pack in every partial chunk of the streaming kernel (ncu, bench/NOTES.md 22).
+  __device__ __forceinline__ bool touches(int k) const { return k * stride < room; }
   /// Offset of pack k from the first, in elements: a constant, so addresses are base + immediate.
   __device__ __forceinline__ static constexpr int offset(int k) { return k * stride; }
   __device__ __forceinline__ int64_t col(int k) const { return c0 + offset(k); }

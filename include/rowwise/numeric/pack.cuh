@@ -62,7 +62,10 @@ __device__ __forceinline__ void store_pack(T* p, const aligned_array<T, N>& src)
   if constexpr (streaming) {
     __stcs(reinterpret_cast<W*>(p), raw);
   } else {
-    *reinterpret_cast<W*>(p) = raw;
+    // st.global.wb is the default store; the intrinsic keeps it one vector store. A plain
+    // assignment of the word was split into 4-byte stores in some instances (PTX of the
+    // streaming kernel's 2-pack tail body: 4x the store instructions, bench/NOTES.md 22).
+    __stwb(reinterpret_cast<W*>(p), raw);
   }
 }
 

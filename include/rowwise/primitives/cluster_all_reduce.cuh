@@ -11,7 +11,7 @@
 //   aggregate (the same in every thread of a CTA, e.g. from block_all_reduce), and finish(steps)
 //   once before exit. `storage` lives in each CTA's shared memory at the same offset.
 // - reduce returns the cluster aggregate in EVERY thread of every CTA, bit-identical everywhere:
-//   the partials are merged in cluster-rank order by each thread.
+//   every warp merges the partials by the same butterfly (cluster_push_reduce::collect).
 //
 // How: cluster_push_reduce (asynchronous remote stores counted on each receiver's transaction
 // barrier), not a cluster barrier per step. A barrier.cluster arrive has release semantics: it

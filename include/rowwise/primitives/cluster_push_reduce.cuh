@@ -10,9 +10,15 @@
 // Contract
 // - Threads [0, Threads) of every CTA of a 1-D cluster call push() then collect() for row steps
 //   i = 0, 1, 2, ... (the same steps in every CTA), each holding its CTA's aggregate (the same
-//   in every such thread, e.g. from block_all_reduce). collect() returns the cluster aggregate,
-//   bit-identical across the cluster (partials merged in rank order). Between push(i) and
-//   collect(i) a CTA may push(i + 1) (work of the next row overlaps this row's exchange).
+//   in every such thread, e.g. from block_all_reduce); collect() is called by whole warps (it
+//   merges by shuffles). It returns the cluster aggregate, bit-identical across the cluster:
+//   with G the cluster size rounded up to a power of two, lane r of every warp takes rank
+//   (r mod G)'s partial, or the reducer's identity past the cluster, and warp_all_reduce<G>
+//   merges them (the same butterfly in every group of G lanes of every CTA). Between push(i)
+//   and collect(i) a CTA may push(i + 1) (work of the next row overlaps this row's exchange).
+//   Why lanes: a rank-order fold in every thread cost ~15 dependent merges per row step (two
+//   exponentials each for softmax: ~110 instructions per warp of a cluster of 8; ncu,
+//   bench/NOTES.md 22), against log2(G) shuffle steps.
 // - init() by one thread before use, then a block barrier; then every thread of every CTA
 //   arrives on the cluster barrier (start_arrive, release) and waits on it (start_wait,
 //   acquire) before its CTA's first reduce(): a CTA's barriers must be initialised before any
@@ -26,8 +32,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "rowwise/primitives/transaction_barrier.cuh"
+#include "rowwise/primitives/warp_all_reduce.cuh"
 
 namespace rowwise {
 
@@ -37,6 +45,9 @@ struct cluster_push_reduce {
   static_assert(sizeof(value_type) <= 16, "a partial is pushed as one 16-byte store");
   static_assert(MaxClusterSize >= 1 && MaxClusterSize <= 16 && Threads >= MaxClusterSize, "");
   static_assert(Sets >= 2, "");
+  /// Lanes that merge the partials: MaxClusterSize rounded up to a power of two.
+  static constexpr int group = MaxClusterSize <= 1 ? 1 : MaxClusterSize <= 2 ? 2 : MaxClusterSize <= 4 ? 4
+                             : MaxClusterSize <= 8 ? 8 : 16;
 
   struct alignas(16) word4 {
     uint32_t w[4];
@@ -94,8 +105,8 @@ struct cluster_push_reduce {
 #endif
   }
 
-  /// Wait for every CTA's partial of step `step` and merge them in rank order (same bits in
-  /// every CTA). With a cluster of one, returns `mine`.
+  /// Wait for every CTA's partial of step `step` and merge them across the lanes of each warp
+  /// (same bits in every thread of every CTA). With a cluster of one, returns `mine`.
   __device__ __forceinline__ static value_type collect(const value_type& mine, storage& s,
                                                        unsigned csize, int64_t step,
                                                        Reducer op = {}) {
@@ -103,17 +114,19 @@ struct cluster_push_reduce {
     if (csize <= 1) return mine;
     const int q = static_cast<int>(step % Sets);
     mbarrier::wait(&s.landed[q], static_cast<uint32_t>((step / Sets) & 1));
-    value_type v;
-    memcpy(&v, &s.slot[q][0], sizeof(value_type));
-#pragma unroll
-    for (int r = 1; r < MaxClusterSize; ++r) {
-      if (r < static_cast<int>(csize)) {
-        value_type o;
-        memcpy(&o, &s.slot[q][r], sizeof(value_type));
-        v = op(v, o);
-      }
-    }
-    return v;
+    // Over the fewest lanes that hold the cluster (a uniform branch): merges with padding cost
+    // as much as real ones (a Welford merge divides), so a cluster of 2 takes one step, not 4.
+    const auto merge_over = [&](auto lanes) {
+      constexpr int G = decltype(lanes)::value;
+      const int r = static_cast<int>(threadIdx.x) % G;
+      value_type v = Reducer::identity();  // merge(identity, x) == x: padding changes nothing
+      if (r < static_cast<int>(csize)) memcpy(&v, &s.slot[q][r], sizeof(value_type));
+      return warp_all_reduce<G>(v, op);
+    };
+    if (group <= 2 || csize <= 2) return merge_over(std::integral_constant<int, (group < 2 ? group : 2)>{});
+    if (group <= 4 || csize <= 4) return merge_over(std::integral_constant<int, (group < 4 ? group : 4)>{});
+    if (group <= 8 || csize <= 8) return merge_over(std::integral_constant<int, (group < 8 ? group : 8)>{});
+    return merge_over(std::integral_constant<int, group>{});
 #else
     return mine;
 #endif
