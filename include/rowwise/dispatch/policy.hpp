@@ -53,7 +53,23 @@ constexpr int registers_k(int config, int pack_elems) {
 /// plain loads and stores were as fast or faster than evict-first (ld/st.global.cs) at every
 /// shape of the sweep, by up to 20 % of the copy floor for bf16 at 16384 columns.
 inline constexpr load_policy row_load_policy = load_policy::keep;
-inline constexpr bool streaming_stores = false;
+
+/// How the row kernels store packs (numeric/load_policy.hpp): never evict-first (above); an
+/// explicit vector store where it measured faster, else the compiler's choice. Measured on the
+/// H200 (bench/NOTES.md 22): the compiler split some 16-byte stores into four 4-byte ones (the
+/// streaming kernel's 2-pack tail body: softmax fp32 64 x 32000 took twice as long; 16-bit
+/// softmax registers rows: bf16 1000 columns 84 -> 91 %, 1 x 8192 2.21 -> 2.09 us with vector
+/// stores); but a vector store needs the pack in consecutive registers, and 16-bit ops with
+/// weights, at their 64-register cap, then spilled more (rms_norm bf16 1 x 4096 1.49 -> 1.67 us,
+/// 16384 85.5 -> 80.8 %; layer_norm bf16 65536 62.5 -> 58.9 %), as did the staged kernel
+/// (fused_add_rms_norm fp32 65536 91.7 -> 89.9 %).
+constexpr store_policy row_store_policy(bool staged_kernel, bool with_params, int elem_bytes) {
+  if (staged_kernel || (with_params && elem_bytes < 4)) return store_policy::keep;
+  return store_policy::vector;
+}
+/// The same as a constant the kernels can name.
+template <bool StagedKernel, bool WithParams, int ElemBytes>
+inline constexpr store_policy row_store_policy_v = row_store_policy(StagedKernel, WithParams, ElemBytes);
 
 /// Registers per thread the row kernels may use (__maxnreg__), by kind of op and element size.
 /// A CTA that owns whole rows has no loads in flight while it waits in its reduction barrier,

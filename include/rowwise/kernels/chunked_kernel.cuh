@@ -27,9 +27,11 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using value = typename Op::value;
   using row_reduce = row_all_reduce<Block, Block, reducer>;
   using pack = aligned_array<T, N>;
-  using packs = thread_packs<Unroll, Block, N>;
-  // Pass 2 of the streaming variant reads the row again: it must stay cacheable in L2.
+  constexpr store_policy stores = dispatch::row_store_policy_v<false, Op::column_params, static_cast<int>(sizeof(T))>;
+  // Pass 2 of the streaming variant reads the row again: it must stay cacheable in L2, and so
+  // must the residual a fusing op stores in pass 1 and reads back in pass 2.
   constexpr load_policy first_read = Cached ? dispatch::row_load_policy : load_policy::keep;
+  constexpr store_policy residual_stores = !Cached && stores == store_policy::stream ? store_policy::keep : stores;
 
   __shared__ typename row_reduce::storage smem;
   extern __shared__ __align__(16) unsigned char dynamic_smem[];
@@ -75,7 +77,7 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
       const thread_packs<U, Block, N> tp(true, chunk + tid, seg_end, io.cols, head);
       float v[U * N];
       slot_mask<U * N> ok;
-      load_op_packs<Op, first_read, !Cached && dispatch::streaming_stores>(tp, in_row, res_row, v, ok);
+      load_op_packs<Op, first_read, residual_stores>(tp, in_row, res_row, v, ok);
       if constexpr (Cached) {
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -104,10 +106,10 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
         }
       } else {
         slot_mask<U * N> unused;
-        load_op_packs<Op, load_policy::keep, false, /*Fuse=*/false>(tp, src_row, static_cast<T*>(nullptr), v, unused);
+        load_op_packs<Op, load_policy::keep, stores, /*Fuse=*/false>(tp, src_row, static_cast<T*>(nullptr), v, unused);
       }
       // The row may be rewritten in place: all of this chunk's loads precede its first store.
-      store_op_packs<dispatch::streaming_stores, /*InPlace=*/false>(tp, op, st, out_row, v);
+      store_op_packs<stores, /*InPlace=*/false>(tp, op, st, out_row, v);
     });
     if (tid == 0 && rank == 0) op.store_stats(row, st);
   }

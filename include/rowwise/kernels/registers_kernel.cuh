@@ -143,6 +143,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using value = typename Op::value;
   using row_reduce = row_all_reduce<G, Block, reducer>;
   constexpr int rows_per_step = Block / G;
+  constexpr store_policy stores = dispatch::row_store_policy_v<false, Op::column_params, static_cast<int>(sizeof(T))>;
 
   // Two-pass ops reduce through smem_moments only.
   __shared__ std::conditional_t<op_two_pass<Op>::value, char, typename row_reduce::storage> smem;
@@ -181,7 +182,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     const thread_packs<K, G, N> tp(active, seg_begin + lane, seg_end, io.cols, head);
     float v[K * N];
     slot_mask<K * N> ok;
-    load_op_packs<Op, dispatch::row_load_policy, dispatch::streaming_stores>(tp, in_row, res_row, v, ok);
+    load_op_packs<Op, dispatch::row_load_policy, stores>(tp, in_row, res_row, v, ok);
     // The per-column weights of the thread's packs, copied once while the first row loads (rows
     // of another head, if any, read them from global memory: column_stage.cuh). Issued after
     // the row's loads, so that the row's requests do not queue behind them (128 CTAs copying
@@ -203,10 +204,10 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     }
 
     if constexpr (Staged)
-      store_op_packs<dispatch::streaming_stores, /*InPlace=*/true>(
+      store_op_packs<stores, /*InPlace=*/true>(
           tp, op, st, out_row, v, stage::for_row(op, dynamic_smem, head == first_head));
     else
-      store_op_packs<dispatch::streaming_stores, /*InPlace=*/true>(tp, op, st, out_row, v);
+      store_op_packs<stores, /*InPlace=*/true>(tp, op, st, out_row, v);
     if (active && lane == 0 && rank == 0) op.store_stats(row, st);
   }
   row_reduce::finish(it);

@@ -67,20 +67,20 @@ __device__ __forceinline__ unsigned load_row_pack_raw(const T* row, int64_t col0
 }
 
 /// Store fp32 values, each rounded once to T, as a whole aligned pack: one access.
-template <bool streaming, class T, int N>
+template <store_policy S, class T, int N>
 __device__ __forceinline__ void store_whole_pack(T* p, const float (&v)[N]) {
   aligned_array<T, N> a;
   float_to_pack(v, a);
-  store_pack<streaming>(p, a);
+  store_pack<S>(p, a);
 }
 
 /// Store the pack of T starting at column col0; slots outside [0, cols) are not touched (the gap
 /// between strided rows stays as it was).
-template <bool streaming, class T, int N>
+template <store_policy S, class T, int N>
 __device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t cols,
                                                const aligned_array<T, N>& a) {
   if (col0 >= 0 && col0 + N <= cols) {
-    store_pack<streaming>(row + col0, a);
+    store_pack<S>(row + col0, a);
   } else {
 #pragma unroll
     for (int j = 0; j < N; ++j) {
@@ -91,12 +91,12 @@ __device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t col
 }
 
 /// Store fp32 values as the pack at col0, each rounded once to T.
-template <bool streaming, class T, int N>
+template <store_policy S, class T, int N>
 __device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t cols,
                                                const float (&v)[N]) {
   aligned_array<T, N> a;
   float_to_pack(v, a);
-  store_row_pack<streaming>(row, col0, cols, a);
+  store_row_pack<S>(row, col0, cols, a);
 }
 
 /// How an op's apply() may read the per-column parameters (weights) of a pack. The op asks for

@@ -61,6 +61,7 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   constexpr int regions = fused ? 2 : 1;  // x (and the residual) per stage
   static_assert(sizeof(pack) == 16, "staged rows move in 16-byte packs");
   static_assert(Stages >= 3, "two rows in use (pass 2 of one, pass 1 of the next), one loading");
+  constexpr store_policy stores = dispatch::row_store_policy_v<true, Op::column_params, static_cast<int>(sizeof(T))>;
 
   __shared__ typename block_reduce::storage red[2];
   __shared__ typename cluster_reduce::storage exchange;
@@ -124,7 +125,7 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
           if constexpr (fused) {
             const pack stored = rounded_sum(xs[p], region(stage, 1)[p]);  // the op reduces that
             xs[p] = stored;
-            store_pack<dispatch::streaming_stores>(res_row + static_cast<int64_t>(p) * N, stored);
+            store_pack<stores>(res_row + static_cast<int64_t>(p) * N, stored);
             pack_to_float(stored, pv);
           } else {
             pack_to_float(xs[p], pv);
@@ -159,7 +160,7 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
         if (p < seg_len) {
           float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
           op.apply(pv, seg_col + static_cast<int64_t>(p) * N, st);
-          store_whole_pack<dispatch::streaming_stores>(out_row + static_cast<int64_t>(p) * N, pv);
+          store_whole_pack<stores>(out_row + static_cast<int64_t>(p) * N, pv);
         }
       }
     }

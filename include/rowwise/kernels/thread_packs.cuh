@@ -76,7 +76,7 @@ struct thread_packs {
 /// ok says which slots are row elements). With Fuse (default: the op's fuses_residual) it reads
 /// in + residual, rounds the sum once to T, stores it back to the residual row and keeps that
 /// stored value.
-template <class Op, load_policy P, bool streaming_store, bool Fuse = Op::fuses_residual, int K,
+template <class Op, load_policy P, store_policy S, bool Fuse = Op::fuses_residual, int K,
           int G, int N, class T>
 __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, const T* in_row,
                                               T* res_row, float (&v)[K * N], slot_mask<K * N>& ok) {
@@ -130,9 +130,9 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, c
     for (int k = 0; k < K; ++k) {
       raw[k] = rounded_sum(raw[k], res[k]);  // as stored; the op reduces that
       if (tp.whole(k)) {
-        store_pack<streaming_store>(res_row + tp.col(k), raw[k]);
+        store_pack<S>(res_row + tp.col(k), raw[k]);
       } else if (tp.touches(k)) {
-        store_row_pack<streaming_store>(res_row, tp.col(k), tp.cols, raw[k]);
+        store_row_pack<S>(res_row, tp.col(k), tp.cols, raw[k]);
       }
     }
   }
@@ -152,7 +152,7 @@ __device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t co
 /// Apply the op to the thread's packs and store them as T. InPlace: v holds what the op's
 /// partial_in_place left there (apply_in_place), else the input values (apply). `stage`: where
 /// the op's column parameters may already be (column_stage.cuh), else global memory.
-template <bool streaming_store, bool InPlace, int K, int G, int N, class Op, class T, class State,
+template <store_policy S, bool InPlace, int K, int G, int N, class Op, class T, class State,
           class Stage = no_column_stage>
 __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, const Op& op,
                                                const State& st, T* out_row, float (&v)[K * N],
@@ -169,7 +169,7 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, 
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         apply_op<InPlace>(op, pack(k), tp.col(k), st, columns_of(k));
-        store_whole_pack<streaming_store>(out0 + tp.offset(k), pack(k));
+        store_whole_pack<S>(out0 + tp.offset(k), pack(k));
       }
     };
     if (!op.template columns_aligned<N>(tp.c0)) {
@@ -185,13 +185,13 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, 
     for (int k = 0; k < K; ++k) {
       if (tp.whole(k)) {
         apply_op<InPlace>(op, pack(k), tp.col(k), st, checked_columns{});
-        store_whole_pack<streaming_store>(out_row + tp.col(k), pack(k));
+        store_whole_pack<S>(out_row + tp.col(k), pack(k));
       }
     }
     // The (at most two) partial packs last, element by element: the head (k = 0) and the tail.
     if (!tp.whole(0) && tp.touches(0)) {
       apply_op<InPlace>(op, pack(0), tp.col(0), st, checked_columns{});
-      store_row_pack<streaming_store>(out_row, tp.col(0), tp.cols, pack(0));
+      store_row_pack<S>(out_row, tp.col(0), tp.cols, pack(0));
     }
     if constexpr (K > 1) {
       const int kt = tp.partial_tail();
@@ -207,7 +207,7 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, 
           }
         const int64_t col = tp.c0 + static_cast<int64_t>(kt) * thread_packs<K, G, N>::stride;
         apply_op<InPlace>(op, pv, col, st, checked_columns{});
-        store_row_pack<streaming_store>(out_row, col, tp.cols, pv);
+        store_row_pack<S>(out_row, col, tp.cols, pv);
       }
     }
   }

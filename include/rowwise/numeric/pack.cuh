@@ -52,20 +52,18 @@ __device__ __forceinline__ void load_pack(aligned_array<T, N>& dst, const T* p) 
   dst = *reinterpret_cast<const A*>(&raw);
 }
 
-/// Store one aligned pack to global memory. Outputs are never re-read by the kernel that
-/// writes them, so `streaming` marks the lines evict-first (st.global.cs).
-template <bool streaming = true, class T, int N>
+/// Store one aligned pack to global memory as store_policy S says (numeric/load_policy.hpp).
+template <store_policy S = store_policy::keep, class T, int N>
 __device__ __forceinline__ void store_pack(T* p, const aligned_array<T, N>& src) {
   using A = aligned_array<T, N>;
   using W = typename pack_word<sizeof(A)>::type;
   const W raw = *reinterpret_cast<const W*>(&src);
-  if constexpr (streaming) {
+  if constexpr (S == store_policy::stream) {
     __stcs(reinterpret_cast<W*>(p), raw);
-  } else {
-    // st.global.wb is the default store; the intrinsic keeps it one vector store. A plain
-    // assignment of the word was split into 4-byte stores in some instances (PTX of the
-    // streaming kernel's 2-pack tail body: 4x the store instructions, bench/NOTES.md 22).
+  } else if constexpr (S == store_policy::vector) {
     __stwb(reinterpret_cast<W*>(p), raw);
+  } else {
+    *reinterpret_cast<W*>(p) = raw;
   }
 }
 
