@@ -512,6 +512,65 @@ TEST_CASE("shifted welford: groups merged in any order give the two-pass statist
   }
 }
 
+TEST_CASE("shifted welford: groups' sums rebased to one shared shift and added (a block's warps) give the "
+          "two-pass statistics, also for mean 1e4 / std 1e-2",
+          "[host][operators]") {
+  // registers_kernel's two_pass_moments: each warp's exact two-pass around its own fp32 mean,
+  // then every group's (c, q) re-expressed relative to the first group's shift (rebase), the
+  // groups added by a butterfly over 2^k lanes (zeros past the last group), one from_two_pass.
+  seeded_rng rng("shifted welford rebased sums");
+  INFO(rng.describe());
+  for (int trial = 0; trial < 60; ++trial) {
+    const size_t group = std::vector<size_t>{32, 256, 1024}[static_cast<size_t>(trial % 3)];
+    const int64_t n = trial < 3 ? 1 + trial : 1 + rng.index(static_cast<int64_t>(32 * group));  // <= 32 warps
+    const bool huge_mean = trial % 2 == 1;
+    const double mu = huge_mean ? 1e4 : rng.uniform(-5.0, 5.0);
+    const double sd = huge_mean ? 1e-2 : std::vector<double>{0.1, 1.0, 10.0}[static_cast<size_t>(trial % 3)];
+    std::vector<float> x(static_cast<size_t>(n));
+    for (float& v : x) v = static_cast<float>(rng.normal(mu, sd));
+    const two_pass ref = direct_stats(x);
+    const double ref_sd = std::sqrt(ref.var);
+    const size_t groups = (x.size() + group - 1) / group;
+    size_t lanes = 1;
+    while (lanes < groups) lanes *= 2;
+    std::vector<rowwise::shifted_sums> sums(lanes, rowwise::shifted_sums{0.0f, 0.0f, 0.0f});
+    float shared = 0.0f;
+    for (size_t g = 0; g < groups; ++g) {
+      // the group's own exact two-pass in fp32, as a warp holds it (shifted_leaves' arithmetic)
+      const size_t b = g * group, e = std::min(x.size(), b + group);
+      float s = 0.0f;
+      for (size_t i = b; i < e; ++i) s += x[i];
+      const float cnt = static_cast<float>(e - b);
+      const float shift = s / cnt;
+      float q = 0.0f, c = 0.0f;
+      for (size_t i = b; i < e; ++i) {
+        const float d = x[i] - shift;
+        c += d;
+        q = std::fma(d, d, q);
+      }
+      if (g == 0) shared = shift;
+      sums[g] = shifted_welford_reducer::rebase(cnt, shift, c, q, shared);
+    }
+    for (size_t offset = lanes / 2; offset > 0; offset /= 2) {
+      for (size_t j = 0; j < offset; ++j) {
+        sums[j] = {sums[j].n + sums[j + offset].n, sums[j].c + sums[j + offset].c, sums[j].q + sums[j + offset].q};
+      }
+    }
+    const shifted_welford_value w = shifted_welford_reducer::from_two_pass(sums[0].n, shared, sums[0].q, sums[0].c);
+    const double var = rowwise::shifted_welford_variance(w);
+    const double rtol = rowwise_test::grown_rtol(1e-5, 23, n);
+    INFO("trial " << trial << ", n " << n << ", group " << group << ": mean " << shifted_mean(w) << " (two-pass "
+                  << ref.mean << "), var " << var << " (two-pass " << ref.var << ")");
+    CHECK(w.n == static_cast<float>(n));
+    CHECK(std::fabs(shifted_mean(w) - ref.mean) <= rtol * ref_sd);
+    if (ref.var == 0.0) {
+      CHECK(var == 0.0);
+    } else {
+      CHECK(std::fabs(var - ref.var) <= rtol * ref.var);
+    }
+  }
+}
+
 TEST_CASE("shifted welford: a constant row has variance exactly 0 and its mean exactly", "[host][operators]") {
   seeded_rng rng("shifted welford constant row");
   for (float c : {0.0f, 3.0f, -1e4f, 123.456f}) {

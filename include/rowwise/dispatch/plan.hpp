@@ -7,6 +7,7 @@
 
 #include "rowwise/dispatch/device_limits.hpp"
 #include "rowwise/dispatch/policy.hpp"
+#include "rowwise/kernels/column_stage_size.hpp"
 
 namespace rowwise {
 namespace dispatch {
@@ -25,7 +26,7 @@ struct problem {
   int pack_elems = 4;   // N: elements per vector access (16 / sizeof(T), or 1 when misaligned)
   int head = -1;        // elements before the first N-aligned one in every row (0..N-1), or -1
                         // when rows differ (row stride not a multiple of N): plan for N-1
-  int row_inputs = 1;   // matrices read per row (2 for ops that fuse a residual)
+  int row_inputs = 1;   // matrices read per row: 2 exactly for ops that fuse a residual (launch.cuh)
   bool staged_op = false;  // the op runs long rows on the staged strategy (its choice, measured)
   bool column_params = false;  // the op reads per-column weights (layer_norm, rms_norm)
   int column_param_count = 0;  // its parameter vectors present in the call (layer_norm <= 2,
@@ -93,18 +94,17 @@ constexpr int first_registers_config(int64_t packs, int n, int min_g) {
 constexpr int64_t column_stage_bytes(const problem& p, int block, int k) {
   if (!stage_column_params || p.column_param_count == 0 || p.column_param_bytes <= 0) return 0;
   if (p.pack_elems * p.elem_bytes != 16) return 0;
-  const int widest = 16 / p.column_param_bytes;
-  const int step = p.pack_elems < widest ? p.pack_elems : widest;
-  const int copy = step * p.column_param_bytes;
-  if (copy != 4 && copy != 8 && copy != 16) return 0;
-  return static_cast<int64_t>(p.column_param_count) * k * p.pack_elems * p.column_param_bytes * block;
+  if (!kernels::column_stage_copyable(p.pack_elems, p.column_param_bytes)) return 0;
+  return p.column_param_count *
+         kernels::column_stage_bytes_per_param(k, p.pack_elems, p.column_param_bytes, block);
 }
 
 /// CTAs of `block` threads one SM holds by the registers of a row kernel (policy.hpp:
 /// max_registers); 0 when the device's registers are unknown.
 constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block) {
   if (dev.regs_per_sm <= 0) return 0;
-  const int regs = max_registers(p.row_inputs > 1, p.column_params, p.elem_bytes);
+  const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
+  const int regs = max_registers(fuses_residual, p.column_params, p.elem_bytes);
   const int by_regs = dev.regs_per_sm / (regs * block);
   return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
 }

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "rowwise/kernels/column_stage_size.hpp"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/primitives/async_copy.cuh"
 
@@ -72,10 +73,13 @@ struct column_stage {
   static constexpr int chunks = N / step;
   static constexpr int copy_bytes = step * static_cast<int>(sizeof(W));
   static constexpr bool possible =
-      count > 0 && (copy_bytes == 4 || copy_bytes == 8 || copy_bytes == 16) && async_copy::available;
+      count > 0 && column_stage_copyable(N, static_cast<int>(sizeof(W))) && async_copy::available;
   using slot = aligned_array<W, step>;
-  /// Shared memory per present parameter vector (dispatch::column_stage_bytes computes the same).
-  static constexpr unsigned bytes_per_param = static_cast<unsigned>(K * chunks * Block * sizeof(slot));
+  /// Shared memory per present parameter vector (column_stage_size.hpp: the plan reserves the
+  /// same); the layout above fills exactly that.
+  static constexpr unsigned bytes_per_param =
+      static_cast<unsigned>(column_stage_bytes_per_param(K, N, static_cast<int>(sizeof(W)), Block));
+  static_assert(bytes_per_param == K * chunks * Block * sizeof(slot), "the layout fills the stage");
 
   unsigned char* smem;
   bool usable;  // the row's packs are the staged ones

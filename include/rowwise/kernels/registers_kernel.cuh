@@ -35,25 +35,25 @@ struct op_two_pass<Op, std::enable_if_t<Op::two_pass>> : std::true_type {};
 /// Two-pass moments of a row held by G threads (of one CTA or of a cluster of CTAs): each warp
 /// (group) takes the exact two-pass over its values with shuffles only (its sum and count give
 /// its shift s_w, then the sums c_w of x - s_w and q_w of (x - s_w)^2 over its values). A row of
-/// several warps combines them after one barrier, every thread the same way: relative to the
-/// first warp's shift S, warp w adds c_w + n_w d_w and q_w + d_w (2 c_w + n_w d_w), d_w = s_w - S
-/// (lane w of every warp takes warp w's terms; a butterfly adds them), then M2 = Q - C^2 / N. The shifts lie within the row's values, so (mean - S)^2 is at most
-/// (warps) times the variance and the subtraction loses at most that factor of rounding (the
-/// argument of the shifted-data algorithm; no sum of squares of raw values is ever formed). A row
+/// several warps combines them after one barrier, every thread the same way: lane w of every
+/// warp re-expresses warp w's sums relative to the first warp's shift S
+/// (shifted_welford_reducer::rebase), a butterfly adds them, and from_two_pass(N, S, Q, C) gives
+/// M2 = Q - C^2 / N. The shifts lie within the row's values, so (mean - S)^2 is at most (warps)
+/// times the variance and the subtraction loses at most that factor of rounding (the argument
+/// of the shifted-data algorithm; no sum of squares of raw values is ever formed). A row
 /// over a cluster merges the CTAs' results as shifted Welford summaries (Chan).
 /// This replaced a block all-reduce of the warps' Welford summaries (a butterfly of pairwise
 /// merges, each with a division and tests for empty sides: ~120 instructions per warp of
 /// layer_norm's ~900, bench/NOTES.md 21). Result in every thread of the row, bit-identical.
-/// `storage` and `step` follow row_all_reduce's rules (start through `start`; finish is the
-/// row's cluster finish).
+/// The row's shape rules and its cluster step are row_all_reduce's (`rows`); `storage` and `step`
+/// follow its rules (start through `start`; finish is the row's cluster finish).
 template <int G, int Block>
 struct two_pass_moments {
+  using rows = row_all_reduce<G, Block, shifted_welford_reducer>;
   static constexpr int group = G < 32 ? G : 32;
-  static constexpr bool whole_block = G == Block && G > 32;
-  static constexpr bool clustered = G == Block;  // row_all_reduce's rule: whole-block rows
+  static constexpr bool whole_block = rows::whole_block;
   static constexpr int warps = Block / 32 > 0 ? Block / 32 : 1;
   static constexpr int lanes = warps <= 1 ? 1 : warps <= 2 ? 2 : warps <= 4 ? 4 : warps <= 8 ? 8 : warps <= 16 ? 16 : 32;
-  using cluster_reduce = cluster_all_reduce<clustered ? max_cluster_size : 1, shifted_welford_reducer>;
 
   struct warp_moments {
     float n;  // values
@@ -63,12 +63,10 @@ struct two_pass_moments {
   };
   struct storage {
     warp_moments part[2][warps];  // alternating by step: one barrier per row (block_all_reduce)
-    std::conditional_t<clustered, typename cluster_reduce::storage, char> cluster;
+    typename rows::cluster_storage cluster;
   };
 
-  __device__ __forceinline__ static void start(storage& s) {
-    if constexpr (clustered) cluster_reduce::start(s.cluster);
-  }
+  __device__ __forceinline__ static void start(storage& s) { rows::start_cluster(s.cluster); }
 
   template <class Op, int M>
   __device__ __forceinline__ static shifted_welford_value reduce(const Op& op, const float (&v)[M],
@@ -80,43 +78,28 @@ struct two_pass_moments {
     // Any value near the mean serves as the shift (c corrects it): the fast division.
     const float shift = sum_n.b > 0.0f ? __fdividef(sum_n.a, sum_n.b) : 0.0f;
     const float_pair qc = warp_all_reduce<group>(op.second_partial(v, ok, shift), pair_sum_reducer{});
-    if constexpr (!clustered) {
-      return shifted_welford_reducer::from_two_pass(sum_n.b, shift, qc.a, qc.b);
-    } else {
-      shifted_welford_value cta;
-      if constexpr (whole_block) {
-        warp_moments* part = s.part[step & 1];
-        if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = {sum_n.b, shift, qc.b, qc.a};
-        __syncthreads();
-        // Lane w of each group of `lanes` takes warp w's terms and the groups sum them by the same
-        // butterfly (bit-identical in every thread); a loop over the warps in every thread cost
-        // ~7 instructions per warp per row (~85 of a 12-warp row's ~860, ncu, NOTES 22).
-        const float first = part[0].s;
-        const int w = static_cast<int>(threadIdx.x) % lanes;
-        float n = 0.0f, c = 0.0f, q = 0.0f;
-        if (w < warps) {
-          const warp_moments m = part[w];
-          const float d = m.s - first;
-          n = m.n;
-          c = fmaf(m.n, d, m.c);
-          q = fmaf(d, fmaf(m.n, d, 2.0f * m.c), m.q);
-        }
-        n = warp_all_reduce<lanes>(n, sum_reducer{});
-        const float_pair cq = warp_all_reduce<lanes>(float_pair{c, q}, pair_sum_reducer{});
-        c = cq.a;
-        q = cq.b;
-        if (n > 0.0f) {
-          const float dmean = c * __frcp_rn(n);
-          const float m2 = fmaf(-c, dmean, q);
-          cta = {n, first, dmean, m2 > 0.0f ? m2 : 0.0f};
-        } else {
-          cta = shifted_welford_reducer::identity();
-        }
-      } else {
-        cta = shifted_welford_reducer::from_two_pass(sum_n.b, shift, qc.a, qc.b);
+    shifted_welford_value cta;
+    if constexpr (whole_block) {
+      warp_moments* part = s.part[step & 1];
+      if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = {sum_n.b, shift, qc.b, qc.a};
+      __syncthreads();
+      // Lane w of each group of `lanes` takes warp w's terms and the groups sum them by the same
+      // butterfly (bit-identical in every thread); a loop over the warps in every thread cost
+      // ~7 instructions per warp per row (~85 of a 12-warp row's ~860, ncu, NOTES 22).
+      const float first = part[0].s;
+      const int w = static_cast<int>(threadIdx.x) % lanes;
+      shifted_sums mine = {0.0f, 0.0f, 0.0f};
+      if (w < warps) {
+        const warp_moments m = part[w];
+        mine = shifted_welford_reducer::rebase(m.n, m.s, m.c, m.q, first);
       }
-      return cluster_reduce::reduce(cta, s.cluster, step);
+      const float n = warp_all_reduce<lanes>(mine.n, sum_reducer{});
+      const float_pair cq = warp_all_reduce<lanes>(float_pair{mine.c, mine.q}, pair_sum_reducer{});
+      cta = shifted_welford_reducer::from_two_pass(n, first, cq.b, cq.a);
+    } else {
+      cta = shifted_welford_reducer::from_two_pass(sum_n.b, shift, qc.a, qc.b);
     }
+    return rows::reduce_cta_values(cta, s.cluster, step);  // over the cluster, if any
   }
 };
 

@@ -31,13 +31,26 @@ struct row_all_reduce {
   using cluster_reduce = cluster_all_reduce<clustered ? max_cluster_size : 1, Reducer>;
   static_assert(!clustered || Block >= max_cluster_size, "a clustered row has a thread per peer CTA");
 
+  using cluster_storage = std::conditional_t<clustered, typename cluster_reduce::storage, char>;
   struct storage {
     typename block_reduce::storage block[2];
-    std::conditional_t<clustered, typename cluster_reduce::storage, char> cluster;
+    cluster_storage cluster;
   };
 
-  __device__ __forceinline__ static void start(storage& s) {
-    if constexpr (clustered) cluster_reduce::start(s.cluster);
+  __device__ __forceinline__ static void start(storage& s) { start_cluster(s.cluster); }
+  __device__ __forceinline__ static void start_cluster(cluster_storage& c) {
+    if constexpr (clustered) cluster_reduce::start(c);
+  }
+
+  /// The cluster step alone, for rows whose CTA reduces its threads by other means
+  /// (two_pass_moments): v is the CTA's value (the same in every thread); returns the row's,
+  /// bit-identical in every thread (v itself when rows are not split over clusters).
+  __device__ __forceinline__ static value_type reduce_cta_values(value_type v, cluster_storage& c, int64_t step,
+                                                                 Reducer op = {}) {
+    if constexpr (clustered)
+      return cluster_reduce::reduce(v, c, step, op);
+    else
+      return v;
   }
 
   /// Result in every thread, bit-identical across the row. The block storages alternate by
@@ -51,7 +64,7 @@ struct row_all_reduce {
         v = block_reduce::reduce(v, s.block[step & 1], op);
       else
         v = warp_all_reduce<32>(v, op);
-      return cluster_reduce::reduce(v, s.cluster, step, op);
+      return reduce_cta_values(v, s.cluster, step, op);
     }
   }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "rowwise/kernels/column_stage_size.hpp"
 #include "rowwise/numeric/pack.cuh"
 
 namespace rowwise {
@@ -127,7 +128,7 @@ struct staged_columns {
 
 /// Elements of W per aligned parameter access for packs of N.
 template <int N, class W>
-inline constexpr int column_param_step = N < max_pack_elems_v<W> ? N : max_pack_elems_v<W>;
+inline constexpr int column_param_step = column_param_step_for(N, static_cast<int>(sizeof(W)));
 
 /// Whether load_column_params<N> may take aligned accesses at col0 and at every column a
 /// multiple of N * (threads) further (absent parameters: yes).

@@ -21,6 +21,14 @@ struct shifted_welford_value {
   float m2;     // sum of (x - mean)^2
 };
 
+/// Sums over a group of values relative to a shift S that other groups share: count n, and the
+/// sums c of (x - S) and q of (x - S)^2. Sums relative to the same S simply add.
+struct shifted_sums {
+  float n;
+  float c;
+  float q;
+};
+
 struct shifted_welford_reducer {
   using value_type = shifted_welford_value;
 
@@ -31,9 +39,25 @@ struct shifted_welford_reducer {
   /// rounding error of s as the mean, so the subtraction removes only a tiny term).
   __host__ __device__ static value_type from_two_pass(float n, float s, float q, float c) {
     if (n == 0.0f) return identity();
+#if defined(__CUDA_ARCH__)
+    const float d = c * __frcp_rn(n);  // a correction term: the IEEE division's slow path is not needed
+#else
     const float d = c / n;
-    const float m2 = q - d * c;
+#endif
+    const float m2 = fmaf(-d, c, q);
     return {n, s, d, m2 > 0.0f ? m2 : 0.0f};
+  }
+
+  /// A group's exact two-pass sums relative to its own shift s (n values, c = sum (x - s),
+  /// q = sum (x - s)^2) re-expressed relative to a shift S shared with other groups: with
+  /// d = s - S, sum (x - S) = c + n d and sum (x - S)^2 = q + d (2 c + n d). Adding the groups'
+  /// results and from_two_pass(N, S, Q, C) gives the union's summary with one division, where
+  /// pairwise merges take one per merge. S should be a value of the data's scale (another
+  /// group's shift): (mean - S)^2 then stays within (groups) times the variance, which bounds
+  /// what the final subtraction Q - C^2 / N loses (the shifted-data algorithm's argument).
+  __host__ __device__ static shifted_sums rebase(float n, float s, float c, float q, float shared) {
+    const float d = s - shared;
+    return {n, fmaf(n, d, c), fmaf(d, fmaf(n, d, 2.0f * c), q)};
   }
 
   __host__ __device__ value_type operator()(value_type a, value_type b) const {
