@@ -436,29 +436,61 @@ namespace {
 using rowwise::shifted_welford_reducer;
 using rowwise::shifted_welford_value;
 
-// One leaf per group of `group` consecutive values, computed in fp32 as registers_kernel does:
-// shift = sum / n, then q = sum (x - shift)^2 and c = sum (x - shift).
+// The exact two-pass of x[b, e) in fp32 as a warp of registers_kernel takes it: shift = sum / n,
+// then c = sum (x - shift) and q = sum (x - shift)^2.
+struct group_sums {
+  float n, shift, c, q;
+};
+group_sums group_two_pass(const std::vector<float>& x, size_t b, size_t e) {
+  float s = 0.0f;
+  for (size_t i = b; i < e; ++i) s += x[i];
+  group_sums g{static_cast<float>(e - b), 0.0f, 0.0f, 0.0f};
+  g.shift = s / g.n;
+  for (size_t i = b; i < e; ++i) {
+    const float d = x[i] - g.shift;
+    g.c += d;
+    g.q = std::fma(d, d, g.q);
+  }
+  return g;
+}
+
+// One leaf per group of `group` consecutive values.
 std::vector<shifted_welford_value> shifted_leaves(const std::vector<float>& x, size_t group) {
   std::vector<shifted_welford_value> leaves;
   for (size_t b = 0; b < x.size(); b += group) {
-    const size_t e = std::min(x.size(), b + group);
-    float s = 0.0f;
-    for (size_t i = b; i < e; ++i) s += x[i];
-    const float n = static_cast<float>(e - b);
-    const float shift = s / n;
-    float q = 0.0f, c = 0.0f;
-    for (size_t i = b; i < e; ++i) {
-      const float d = x[i] - shift;
-      c += d;
-      q = std::fma(d, d, q);
-    }
-    leaves.push_back(shifted_welford_reducer::from_two_pass(n, shift, q, c));
+    const group_sums g = group_two_pass(x, b, std::min(x.size(), b + group));
+    leaves.push_back(shifted_welford_reducer::from_two_pass(g.n, g.shift, g.q, g.c));
   }
   return leaves;
 }
 
+// A trial row of the shifted Welford cases: odd trials mean 1e4 / std 1e-2, even ones mean in
+// [-5, 5] with std 0.1, 1 or 10.
+std::vector<float> shifted_trial_row(int trial, int64_t n, seeded_rng& rng) {
+  const bool huge_mean = trial % 2 == 1;
+  const double mu = huge_mean ? 1e4 : rng.uniform(-5.0, 5.0);
+  const double sd = huge_mean ? 1e-2 : std::vector<double>{0.1, 1.0, 10.0}[static_cast<size_t>(trial % 3)];
+  std::vector<float> x(static_cast<size_t>(n));
+  for (float& v : x) v = static_cast<float>(rng.normal(mu, sd));
+  return x;
+}
+
 double shifted_mean(shifted_welford_value v) {
   return static_cast<double>(v.shift) + static_cast<double>(v.dmean);
+}
+
+// n values summarised as w against their double two-pass statistics: mean to rtol of the standard
+// deviation, variance to rtol relative (exactly 0 for a constant row).
+void check_against_two_pass(const shifted_welford_value& w, const two_pass& ref, int64_t n, double rtol) {
+  const double var = rowwise::shifted_welford_variance(w);
+  INFO("mean " << shifted_mean(w) << " (two-pass " << ref.mean << "), var " << var << " (two-pass " << ref.var << ")");
+  CHECK(w.n == static_cast<float>(n));
+  CHECK(std::fabs(shifted_mean(w) - ref.mean) <= rtol * std::sqrt(ref.var));
+  if (ref.var == 0.0) {
+    CHECK(var == 0.0);
+  } else {
+    CHECK(std::fabs(var - ref.var) <= rtol * ref.var);
+  }
 }
 
 }  // namespace
@@ -487,27 +519,13 @@ TEST_CASE("shifted welford: groups merged in any order give the two-pass statist
   INFO(rng.describe());
   for (int trial = 0; trial < 60; ++trial) {
     const int64_t n = trial < 3 ? 1 + trial : 1 + rng.index(8192);
-    const bool huge_mean = trial % 2 == 1;
-    const double mu = huge_mean ? 1e4 : rng.uniform(-5.0, 5.0);
-    const double sd = huge_mean ? 1e-2 : std::vector<double>{0.1, 1.0, 10.0}[static_cast<size_t>(trial % 3)];
-    std::vector<float> x(static_cast<size_t>(n));
-    for (float& v : x) v = static_cast<float>(rng.normal(mu, sd));
+    const std::vector<float> x = shifted_trial_row(trial, n, rng);
     const two_pass ref = direct_stats(x);
-    const double ref_sd = std::sqrt(ref.var);
     const size_t group = std::vector<size_t>{8, 32, 256}[static_cast<size_t>(trial % 3)];
     const double rtol = rowwise_test::grown_rtol(1e-5, 23, n);
     for (const auto& [name, w] : all_orders<shifted_welford_reducer>(shifted_leaves(x, group), rng)) {
-      const double var = rowwise::shifted_welford_variance(w);
-      INFO("trial " << trial << ", n " << n << ", group " << group << ", " << name << ": mean "
-                    << shifted_mean(w) << " (two-pass " << ref.mean << "), var " << var << " (two-pass "
-                    << ref.var << ")");
-      CHECK(w.n == static_cast<float>(n));
-      CHECK(std::fabs(shifted_mean(w) - ref.mean) <= rtol * ref_sd);
-      if (ref.var == 0.0) {
-        CHECK(var == 0.0);
-      } else {
-        CHECK(std::fabs(var - ref.var) <= rtol * ref.var);
-      }
+      INFO("trial " << trial << ", n " << n << ", group " << group << ", " << name);
+      check_against_two_pass(w, ref, n, rtol);
     }
   }
 }
@@ -523,33 +541,17 @@ TEST_CASE("shifted welford: groups' sums rebased to one shared shift and added (
   for (int trial = 0; trial < 60; ++trial) {
     const size_t group = std::vector<size_t>{32, 256, 1024}[static_cast<size_t>(trial % 3)];
     const int64_t n = trial < 3 ? 1 + trial : 1 + rng.index(static_cast<int64_t>(32 * group));  // <= 32 warps
-    const bool huge_mean = trial % 2 == 1;
-    const double mu = huge_mean ? 1e4 : rng.uniform(-5.0, 5.0);
-    const double sd = huge_mean ? 1e-2 : std::vector<double>{0.1, 1.0, 10.0}[static_cast<size_t>(trial % 3)];
-    std::vector<float> x(static_cast<size_t>(n));
-    for (float& v : x) v = static_cast<float>(rng.normal(mu, sd));
+    const std::vector<float> x = shifted_trial_row(trial, n, rng);
     const two_pass ref = direct_stats(x);
-    const double ref_sd = std::sqrt(ref.var);
     const size_t groups = (x.size() + group - 1) / group;
     size_t lanes = 1;
     while (lanes < groups) lanes *= 2;
     std::vector<rowwise::shifted_sums> sums(lanes, rowwise::shifted_sums{0.0f, 0.0f, 0.0f});
     float shared = 0.0f;
-    for (size_t g = 0; g < groups; ++g) {
-      // the group's own exact two-pass in fp32, as a warp holds it (shifted_leaves' arithmetic)
-      const size_t b = g * group, e = std::min(x.size(), b + group);
-      float s = 0.0f;
-      for (size_t i = b; i < e; ++i) s += x[i];
-      const float cnt = static_cast<float>(e - b);
-      const float shift = s / cnt;
-      float q = 0.0f, c = 0.0f;
-      for (size_t i = b; i < e; ++i) {
-        const float d = x[i] - shift;
-        c += d;
-        q = std::fma(d, d, q);
-      }
-      if (g == 0) shared = shift;
-      sums[g] = shifted_welford_reducer::rebase(cnt, shift, c, q, shared);
+    for (size_t k = 0; k < groups; ++k) {
+      const group_sums g = group_two_pass(x, k * group, std::min(x.size(), (k + 1) * group));
+      if (k == 0) shared = g.shift;
+      sums[k] = shifted_welford_reducer::rebase(g.n, g.shift, g.c, g.q, shared);
     }
     for (size_t offset = lanes / 2; offset > 0; offset /= 2) {
       for (size_t j = 0; j < offset; ++j) {
@@ -557,17 +559,8 @@ TEST_CASE("shifted welford: groups' sums rebased to one shared shift and added (
       }
     }
     const shifted_welford_value w = shifted_welford_reducer::from_two_pass(sums[0].n, shared, sums[0].q, sums[0].c);
-    const double var = rowwise::shifted_welford_variance(w);
-    const double rtol = rowwise_test::grown_rtol(1e-5, 23, n);
-    INFO("trial " << trial << ", n " << n << ", group " << group << ": mean " << shifted_mean(w) << " (two-pass "
-                  << ref.mean << "), var " << var << " (two-pass " << ref.var << ")");
-    CHECK(w.n == static_cast<float>(n));
-    CHECK(std::fabs(shifted_mean(w) - ref.mean) <= rtol * ref_sd);
-    if (ref.var == 0.0) {
-      CHECK(var == 0.0);
-    } else {
-      CHECK(std::fabs(var - ref.var) <= rtol * ref.var);
-    }
+    INFO("trial " << trial << ", n " << n << ", group " << group);
+    check_against_two_pass(w, ref, n, rowwise_test::grown_rtol(1e-5, 23, n));
   }
 }
 
