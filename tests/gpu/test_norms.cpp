@@ -999,7 +999,7 @@ TEST_CASE("rms_norm: more than 2^31 elements (bf16 8193 x 262144 with W = float;
   const std::vector<double> x = download_rows(in, t, sample, cols);
 
   const auto dev = device_limits_now();
-  INFO(describe(plan_of(t, rows, cols, {{in.get(), cols}, {out.get(), cols}}, dev)));
+  INFO(describe(plan_of(t, rows, cols, {{in.get(), cols}, {out.get(), cols}}, dev, rms_op)));
   const rowwise::status st = api::run_rms_norm(t, wtype::f32, {in.get(), rows, cols, cols}, {out.get(), rows, cols, cols},
                                                {wd.get(), cols}, 1e-6f, stream.get());
   INFO("status: " << st.message());

@@ -300,7 +300,7 @@ TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block clus
 }
 
 TEST_CASE("softmax/log_softmax: many long rows split over a cluster (fp32 in registers, 16-bit over 2 CTAs, "
-          "streaming over >= 64 KiB segments; several rows per cluster, uneven segments, strides, in place)",
+          "staged or streaming over >= 64 KiB segments; several rows per cluster, uneven segments, strides, in place)",
           "[gpu][softmax]") {
   seeded_rng rng("softmax clustered rows");
   INFO(rng.describe());
@@ -319,8 +319,8 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (fp32 in reg
     for (bool log : {false, true}) run_case({dtype::f32, log, many, cols, layout, row_kind::random, stream.get()}, rng);
   }
   // 16-bit rows just past one CTA's registers: 2 CTAs in registers; long rows of any dtype:
-  // streaming over a cluster of >= 64 KiB segments (with sm_count + 5 rows, clusters of 8 and 16
-  // loop).
+  // staged (aligned) or streaming over a cluster of >= 64 KiB segments (with sm_count + 5 rows,
+  // clusters of 8 and 16 loop).
   struct split_case {
     dtype t;
     int64_t rows;
@@ -332,11 +332,13 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (fp32 in reg
   const split_case splits[] = {
       {dtype::bf16, many, 16384, contiguous(), dsp::strategy::registers, 2},
       {dtype::f16, many, 13000, strided(8), dsp::strategy::registers, 2},
-      {dtype::bf16, many, 65536, in_place(), dsp::strategy::streaming, 2},
-      {dtype::f16, dev.sm_count + 5, 152064, contiguous(), dsp::strategy::streaming, 4},
+      // aligned rows of 128 KiB and more: staged over streaming's cluster (>= 64 KiB per CTA)
+      {dtype::bf16, many, 65536, in_place(), dsp::strategy::staged, 2},
+      {dtype::f16, dev.sm_count + 5, 152064, contiguous(), dsp::strategy::staged, 4},
+      {dtype::f32, dev.sm_count + 5, 262144 + 4, in_place(), dsp::strategy::staged, 16},
+      // misaligned: streaming; 16 CTAs of one chunk each and a one-pack tail (the 2-pack body)
       {dtype::f32, dev.sm_count + 5, 152064 + 4, offset_both(1), dsp::strategy::streaming, 8},
-      // 16 CTAs of one chunk each, and the last CTA's one-pack tail through the 2-pack body.
-      {dtype::f32, dev.sm_count + 5, 262144 + 4, in_place(), dsp::strategy::streaming, 16},
+      {dtype::f32, dev.sm_count + 5, 262144 + 4, offset_both(1), dsp::strategy::streaming, 16},
   };
   for (const split_case& sc : splits) {
     const auto p = plan_of(sc.t, sc.rows, sc.cols, sc.layout, dev);

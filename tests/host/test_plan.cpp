@@ -113,7 +113,12 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
       if (pl.dynamic_smem != int64_t{dsp::staged_stages} * p.row_inputs * pl.segment_packs * 16)
         return "dynamic_smem != stages * inputs * segment * 16";
       if (pl.dynamic_smem > cache_bytes) return "dynamic_smem > max_smem_optin - 2 KiB";
-      if (pl.segment_packs * 16 * p.row_inputs > dsp::staged_segment_bytes) return "segment over the staging budget";
+      // Ops with weights stage at most staged_segment_bytes per CTA; those without stage the
+      // streaming rule's segments (>= 64 KiB, many rows only).
+      if (p.column_params && pl.segment_packs * 16 * p.row_inputs > dsp::staged_segment_bytes)
+        return "segment over the staging budget";
+      if (!p.column_params && (pl.segment_packs * 16 < dsp::streaming_min_segment_bytes || pl.cluster < 2))
+        return "wide staged plan below 64 KiB per CTA or without a cluster";
       if (p.cols * p.elem_bytes * p.row_inputs <= dsp::staged_min_row_bytes) return "staged a row the L2 serves";
       if (pl.threads_per_row != pl.block || !pl.persistent) return "staged plan: threads or grid";
       break;
@@ -199,14 +204,15 @@ TEST_CASE("plan_rows: every cols 1..300000 gets a valid plan whose capacity cove
         std::vector<int> heads = {0};
         if (n > 1) heads = {-1, 0, 1, n - 1};
         for (int head : heads)
-          for (int64_t rows : {1, 8, 64, 100000}) {
-            sweep_result r;
-            sweep(d.dev, rows, elem_bytes, n, head, 300000, r);
-            INFO(d.name << ", elem_bytes " << elem_bytes << ", pack " << n << ", head " << head << ", rows " << rows
-                        << ": " << r.plans << " plans");
-            INFO(r.first);
-            CHECK(r.failures == 0);
-          }
+          for (int64_t rows : {1, 8, 64, 100000})
+            for (bool staged_op : {false, true}) {  // softmax stages long rows; layer_norm does not
+              sweep_result r;
+              sweep(d.dev, rows, elem_bytes, n, head, 300000, r, staged_op);
+              INFO(d.name << ", elem_bytes " << elem_bytes << ", pack " << n << ", head " << head << ", rows " << rows
+                          << ", staged_op " << staged_op << ": " << r.plans << " plans");
+              INFO(r.first);
+              CHECK(r.failures == 0);
+            }
       }
     }
 }
@@ -279,6 +285,7 @@ TEST_CASE("plan_rows: ops that stage long rows (one or two inputs) get valid pla
 
 TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of ops that choose it",
           "[host][plan]") {
+  // The rms_norm family (weights): 32 KiB segments.
   auto plan = [](const dsp::device_limits& dev, int64_t cols, int elem_bytes, int head, bool staged_op, int inputs) {
     dsp::problem p;
     p.rows = 100000;
@@ -287,6 +294,7 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
     p.pack_elems = 16 / elem_bytes;
     p.head = head;
     p.staged_op = staged_op;
+    p.column_params = true;
     p.row_inputs = inputs;
     return dsp::plan_rows(p, dev);
   };
@@ -307,6 +315,42 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   CHECK(plan(a100_like(), 65536, 2, 0, true, 1).kind == dsp::strategy::streaming);
   // Longer than 16 CTAs can stage: streams.
   CHECK(plan(h200, 262144, 4, 0, true, 1).kind == dsp::strategy::streaming);
+}
+
+TEST_CASE("plan_rows: ops without weights that stage (softmax) stage many long rows over streaming's cluster",
+          "[host][plan]") {
+  const dsp::device_limits h200 = h200_like();
+  auto plan = [](const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int head) {
+    return plan_for(dev, rows, cols, elem_bytes, 16 / elem_bytes, head, /*staged_op=*/true, /*column_params=*/false);
+  };
+  struct expect {
+    int elem_bytes;
+    int64_t cols;
+    dsp::strategy kind;
+    int cluster;
+  };
+  for (const expect e : {expect{4, 152064, dsp::strategy::staged, 8}, expect{4, 262144, dsp::strategy::staged, 16},
+                         expect{2, 65536, dsp::strategy::staged, 2}, expect{2, 152064, dsp::strategy::staged, 4},
+                         expect{2, 262144, dsp::strategy::staged, 8},
+                         // the clustered-rows rules come first (fp32 96-256 KiB in registers)
+                         expect{4, 32768, dsp::strategy::registers, 4}, expect{4, 65536, dsp::strategy::registers, 8},
+                         // no split to >= 64 KiB segments: one CTA streams
+                         expect{2, 32768, dsp::strategy::streaming, 1},
+                         // three 256 KiB stages do not fit: streams
+                         expect{4, 1 << 20, dsp::strategy::streaming, 16}}) {
+    const dsp::plan pl = plan(h200, 100000, e.cols, e.elem_bytes, 0);
+    INFO("elem_bytes " << e.elem_bytes << ", cols " << e.cols);
+    CHECK(pl.kind == e.kind);
+    CHECK(pl.cluster == e.cluster);
+    if (pl.kind == dsp::strategy::staged) {
+      CHECK(pl.segment_packs * 16 >= dsp::streaming_min_segment_bytes);
+      CHECK(pl.dynamic_smem + dsp::static_smem_reserve <= h200.max_smem_optin);
+    }
+  }
+  // Not staged: misaligned rows, few rows (they spread), no clusters.
+  CHECK(plan(h200, 100000, 152064, 4, 1).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 8, 152064, 4, 0).kind != dsp::strategy::staged);
+  CHECK(plan(a100_like(), 100000, 152064, 4, 0).kind == dsp::strategy::streaming);
 }
 
 TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster in registers where a rule says so",

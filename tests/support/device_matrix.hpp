@@ -375,21 +375,24 @@ struct matrix_place {
 /// matrices are `places`, the input (x for fused_add_rms_norm) first: the pack width every matrix
 /// allows (choose_pack_elems) and the head the input's rows share (uniform_head; -1 when it
 /// varies from row to row).
-/// What the plan sees of the op (dispatch::problem's staged_op and row_inputs): softmax,
-/// log_softmax and layer_norm are plain; rms_norm stages long rows; fused_add_rms_norm stages
-/// them and reads two matrices per row.
+/// What the plan sees of the op (dispatch::problem's staged_op, row_inputs, column_params):
+/// softmax and log_softmax stage many long rows and have no weights (the default of the helpers
+/// below); layer_norm has weights and does not stage; rms_norm stages long rows; fused_add_rms_norm
+/// stages them and reads two matrices per row. plain_op (neither) is the base plan the
+/// transitions walk starts from.
 struct op_traits {
   bool staged = false;   // the op runs long rows on the staged strategy (dispatch::problem::staged_op)
   int inputs = 1;        // matrices read per row
   bool weights = false;  // the op reads per-column weights (dispatch::problem::column_params)
 };
-inline constexpr op_traits plain_op{};                // softmax, log_softmax
+inline constexpr op_traits plain_op{};                   // no staging, no weights
+inline constexpr op_traits softmax_traits{true, 1, false};  // softmax, log_softmax
 inline constexpr op_traits weighted_op{false, 1, true};  // layer_norm
 inline constexpr op_traits rms_op{true, 1, true};
 inline constexpr op_traits fused_op{true, 2, true};
 
 inline dsp::problem problem_of(dtype t, int64_t rows, int64_t cols, const std::vector<matrix_place>& places,
-                               op_traits op = plain_op) {
+                               op_traits op = softmax_traits) {
   std::vector<dsp::row_layout> layouts;
   for (const matrix_place& m : places) layouts.push_back({reinterpret_cast<uintptr_t>(m.data), m.stride});
   dsp::problem p;
@@ -406,7 +409,7 @@ inline dsp::problem problem_of(dtype t, int64_t rows, int64_t cols, const std::v
 
 /// The plan rowwise will launch for a call on these matrices.
 inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const std::vector<matrix_place>& places,
-                         const dsp::device_limits& dev, op_traits op = plain_op) {
+                         const dsp::device_limits& dev, op_traits op = softmax_traits) {
   return dsp::plan_rows(problem_of(t, rows, cols, places, op), dev);
 }
 
@@ -507,7 +510,7 @@ inline std::string describe(const call_layout& l) {
 
 /// The plan for a call whose matrices lie as `L` says in fresh (256-byte aligned) allocations.
 inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const call_layout& L, const dsp::device_limits& dev,
-                         op_traits op = plain_op) {
+                         op_traits op = softmax_traits) {
   const int64_t eb = elem_bytes(t);
   const auto in = reinterpret_cast<const void*>(uintptr_t{0x100000} + static_cast<uintptr_t>(L.in_offset * eb));
   const auto out = L.in_place ? in : reinterpret_cast<const void*>(uintptr_t{0x200000} + static_cast<uintptr_t>(L.out_offset * eb));
@@ -521,7 +524,7 @@ inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const call_layout&
 /// plan can step back and forth within a pack's width of a boundary: every step is listed.)
 inline std::vector<int64_t> regime_transitions(dtype t, int64_t rows, const call_layout& L,
                                                const dsp::device_limits& dev, int64_t max_cols,
-                                               op_traits op = plain_op) {
+                                               op_traits op = softmax_traits) {
   auto walk = [&](op_traits o, int64_t first, int64_t step, bool staged_only, std::set<int64_t>& out) {
     dsp::plan prev = plan_of(t, rows, first, L, dev, o);
     for (int64_t c = first + step; c <= max_cols; c += step) {
@@ -547,7 +550,7 @@ inline std::vector<int64_t> regime_transitions(dtype t, int64_t rows, const call
 /// cols values t - 1, t, t + 1 around every transition, limited to rows * cols <= max_elements.
 inline std::vector<int64_t> regime_boundary_cols(dtype t, int64_t rows, const call_layout& L,
                                                  const dsp::device_limits& dev, int64_t max_elements,
-                                                 op_traits op = plain_op) {
+                                                 op_traits op = softmax_traits) {
   const int64_t max_cols = max_elements / std::max<int64_t>(rows, 1);
   std::set<int64_t> cols;
   for (int64_t c : regime_transitions(t, rows, L, dev, max_cols + 1, op))
@@ -560,7 +563,7 @@ inline std::vector<int64_t> regime_boundary_cols(dtype t, int64_t rows, const ca
 /// regime `want`; -1 if there is none (e.g. cluster regimes on a device without clusters).
 inline int64_t first_cols_in_regime(regime want, dtype t, int64_t rows, const call_layout& L,
                                     const dsp::device_limits& dev, int64_t min_cols = 1,
-                                    int64_t max_cols = int64_t{1} << 22, op_traits op = plain_op) {
+                                    int64_t max_cols = int64_t{1} << 22, op_traits op = softmax_traits) {
   for (int64_t c = min_cols; c <= max_cols; ++c)
     if (classify(plan_of(t, rows, c, L, dev, op)) == want) return c;
   return -1;
@@ -610,7 +613,7 @@ inline bool regime_required(regime r, const dsp::device_limits& dev) {
 
 /// The cols of a pick (sub-warp rows get at least 7 elements); -1 if the plan never reaches the
 /// regime for these rows here.
-inline int64_t sanitizer_cols(const sanitizer_pick& p, const dsp::device_limits& dev, op_traits op = plain_op) {
+inline int64_t sanitizer_cols(const sanitizer_pick& p, const dsp::device_limits& dev, op_traits op = softmax_traits) {
   if (!dev.clusters && (p.r == regime::cluster_registers || p.r == regime::cached_cluster ||
                         p.r == regime::streaming_cluster))
     return -1;

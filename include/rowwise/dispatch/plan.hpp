@@ -201,7 +201,8 @@ constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t
 /// Many long rows held in registers over the smallest cluster that fits them (policy.hpp:
 /// clustered_rows_rules); an invalid plan when no rule applies.
 constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, int64_t packs) {
-  if (p.staged_op || !dev.clusters || p.pack_elems * p.elem_bytes != 16) return plan{};
+  // Not for the ops that stage in 32 KiB segments (those with weights: the rms_norm family).
+  if ((p.staged_op && p.column_params) || !dev.clusters || p.pack_elems * p.elem_bytes != 16) return plan{};
   for (const clustered_rows_rule& rule : clustered_rows_rules) {
     if (rule.elem_bytes != p.elem_bytes || (p.column_params && !rule.column_params) ||
         p.cols * p.elem_bytes < rule.min_row_bytes)
@@ -227,16 +228,30 @@ constexpr int streaming_cluster(const problem& p, const device_limits& dev, int6
   return c;
 }
 
+/// Staged clusters for ops without per-column weights (policy.hpp:
+/// staged_wide_segments_without_weights): streaming_cluster's choice (segments >= 64 KiB), when it
+/// splits the row and staged_stages segments of every input fit the opt-in shared memory; 0 else.
+constexpr int staged_wide_cluster(const problem& p, const device_limits& dev, int64_t packs) {
+  if (!staged_wide_segments_without_weights) return 0;
+  const int c = streaming_cluster(p, dev, packs);
+  if (c < 2) return 0;
+  const int64_t smem = static_cast<int64_t>(staged_stages) * p.row_inputs * ceil_div(packs, c) * 16;
+  return smem + static_smem_reserve <= static_cast<int64_t>(dev.max_smem_optin) ? c : 0;
+}
+
 /// Choose how to run `p` on `dev`:
 /// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
 ///    (each CTA then holds a segment in registers);
 /// 2. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
 ///    the smallest cluster whose segments fit the staging budget (at least the spread cluster);
-/// 3. longer rows, many of them: rows of ops that do not stage that a rule of
-///    clustered_rows_rules takes, each over a small cluster holding segments in registers;
-///    otherwise streaming (pass 2 re-reads the row), one CTA per row, or for rows of 128 KiB and
-///    more a cluster of up to 16 CTAs with at least 64 KiB each;
+///    ops without weights: in step 3, for many rows, over streaming's cluster (>= 64 KiB each);
+/// 3. longer rows, many of them: rows that a rule of clustered_rows_rules takes (not the ops
+///    that stage with weights), each over a small cluster holding segments in registers; rows of
+///    128 KiB and more of ops without weights that stage, aligned: staged over the cluster
+///    streaming would take, when its stages fit; otherwise streaming (pass 2 re-reads the row),
+///    one CTA per row, or for rows of 128 KiB and more a cluster of up to 16 CTAs with at least
+///    64 KiB each;
 /// 4. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
 ///    stream it when even 16 CTAs' shared memory cannot hold the row.
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
@@ -254,8 +269,10 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     if (cfg >= 0) return make_registers_plan(p, dev, cfg, 1, packs);
   }
 
-  // Rows longer than a block's registers, aligned, on sm_90: staged (one read, one write).
-  if (stageable(p, dev)) {
+  // Rows longer than a block's registers, aligned, on sm_90: staged (one read, one write), the
+  // ops with weights in 32 KiB segments here, those without (many rows only) after the
+  // clustered-rows rules below.
+  if (stageable(p, dev) && p.column_params) {
     const int c = staged_cluster(p, dev, packs, spread);
     if (c > 0) return make_staged_plan(p, c, ceil_div(packs, c));
   }
@@ -271,6 +288,10 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   // spread each over a cluster, caching its segment in shared memory when it fits.
   if (spread == 1) {
     if (const plan clustered = clustered_rows_plan(p, dev, packs); clustered.valid) return clustered;
+    if (stageable(p, dev) && !p.column_params) {
+      const int c = staged_wide_cluster(p, dev, packs);
+      if (c > 0) return make_staged_plan(p, c, ceil_div(packs, c));
+    }
     const int c = streaming_cluster(p, dev, packs);
     return make_chunked_plan(p, false, c, ceil_div(packs, c));
   }

@@ -137,6 +137,15 @@ inline constexpr int staged_min_blocks = 2;
 /// (rms_norm fp32 16384: 94 % streaming vs 91 % staged; bf16 32768: 90 vs 86 %); above it the
 /// second read goes to DRAM (fp32 65536: 58 vs 89 %). bench/NOTES.md 18.
 inline constexpr int64_t staged_min_row_bytes = 64 * 1024;
+/// Ops without per-column weights (softmax, log_softmax) stage with the streaming rule's cluster
+/// instead (streaming_min_segment_bytes below: segments of 64 KiB or more, up to 16 CTAs), where
+/// that splits the row and its stages fit shared memory (one CTA per SM). Measured on the H200
+/// (bench/NOTES.md 22i, after the tail body and the lane merge of 22b): softmax fp32 152064 over
+/// 8 CTAs 80 -> 92 %, 262144 over 16 81 -> 92 %, bf16 152064 over 4 71 -> 78 %, 262144 over 8
+/// 73 -> 77 %, 65536 over 2 79 -> 84 % (staged against the streaming plan of the same cluster;
+/// 32 KiB stages over twice the CTAs lost: fp32 152064 over 16 86 %). layer_norm lost staged
+/// at every shape measured (50-57 % against 56-71 %) and keeps streaming.
+inline constexpr bool staged_wide_segments_without_weights = true;
 constexpr int staged_unroll_for(int pack_elems) {
   return staged_values_per_step / pack_elems > 0 ? staged_values_per_step / pack_elems : 1;
 }

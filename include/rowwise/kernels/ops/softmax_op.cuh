@@ -48,6 +48,8 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
   static constexpr bool column_params = false;  // per-column weights read in apply
   static constexpr bool fuses_residual = false;
   static constexpr float pad = -cuda::std::numeric_limits<float>::infinity();  // exp(pad - m) = 0
+  // Many rows too long for registers stage 64 KiB segments (dispatch/policy.hpp: measured).
+  static constexpr bool staged_long_rows = true;
 
   struct state {
     float shift;   // log_softmax: m, subtracted from x (0 for an all -inf row);
