@@ -31,7 +31,7 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   // Pass 2 of the streaming variant reads the row again: it must stay cacheable in L2, and so
   // must the residual a fusing op stores in pass 1 and reads back in pass 2.
   constexpr load_policy first_read = Cached ? dispatch::row_load_policy : load_policy::keep;
-  constexpr store_policy residual_stores = !Cached && stores == store_policy::stream ? store_policy::keep : stores;
+  static_assert(Cached || stores != store_policy::stream, "the streaming pass re-reads what pass 1 stored");
 
   __shared__ typename row_reduce::storage smem;
   extern __shared__ __align__(16) unsigned char dynamic_smem[];
@@ -77,7 +77,7 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
       const thread_packs<U, Block, N> tp(true, chunk + tid, seg_end, io.cols, head);
       float v[U * N];
       slot_mask<U * N> ok;
-      load_op_packs<Op, first_read, residual_stores>(tp, in_row, res_row, v, ok);
+      load_op_packs<Op, first_read, stores>(tp, in_row, res_row, v, ok);
       if constexpr (Cached) {
 #pragma unroll
         for (int u = 0; u < U; ++u) {

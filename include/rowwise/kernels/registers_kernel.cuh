@@ -53,7 +53,7 @@ struct two_pass_moments {
   static constexpr int group = G < 32 ? G : 32;
   static constexpr bool whole_block = rows::whole_block;
   static constexpr int warps = Block / 32 > 0 ? Block / 32 : 1;
-  static constexpr int lanes = warps <= 1 ? 1 : warps <= 2 ? 2 : warps <= 4 ? 4 : warps <= 8 ? 8 : warps <= 16 ? 16 : 32;
+  static constexpr int lanes = warp_group_for(warps);
 
   struct warp_moments {
     float n;  // values

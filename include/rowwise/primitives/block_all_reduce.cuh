@@ -50,7 +50,7 @@ struct block_all_reduce {
       __syncthreads();
       // Each aligned group of `pow2` lanes loads all warp partials (identity-padded) and reduces
       // them in the same order, so every lane of every warp ends with the same bits.
-      constexpr int pow2 = warps <= 2 ? 2 : warps <= 4 ? 4 : warps <= 8 ? 8 : warps <= 16 ? 16 : 32;
+      constexpr int pow2 = warp_group_for(warps);
       const int slot = lane % pow2;
       const value_type w = slot < warps ? s.warp_partial[slot] : Reducer::identity();
       return warp_all_reduce<pow2>(w, op);

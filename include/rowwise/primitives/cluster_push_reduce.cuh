@@ -46,8 +46,7 @@ struct cluster_push_reduce {
   static_assert(MaxClusterSize >= 1 && MaxClusterSize <= 16 && Threads >= MaxClusterSize, "");
   static_assert(Sets >= 2, "");
   /// Lanes that merge the partials: MaxClusterSize rounded up to a power of two.
-  static constexpr int group = MaxClusterSize <= 1 ? 1 : MaxClusterSize <= 2 ? 2 : MaxClusterSize <= 4 ? 4
-                             : MaxClusterSize <= 8 ? 8 : 16;
+  static constexpr int group = warp_group_for(MaxClusterSize);
 
   struct alignas(16) word4 {
     uint32_t w[4];

@@ -30,6 +30,13 @@
 #include "rowwise/reduce/online_softmax.cuh"
 
 namespace rowwise {
+
+/// The smallest group size warp_all_reduce takes (a power of two, at most a warp) that holds n
+/// values one per lane: the lanes over which warp, CTA or cluster partials are merged.
+__host__ __device__ constexpr int warp_group_for(int n) {
+  return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
+}
+
 namespace detail {
 
 /// The plain xor butterfly of any reduction operator.
