@@ -537,7 +537,26 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
         INFO("config " << i << " (block " << block << "), with_params " << with_params << ", elem_bytes "
                        << elem_bytes);
         CHECK(2 * block * dsp::max_registers(false, with_params, elem_bytes) <= registers_per_sm);
+        // A block's raised budget keeps its kind's CTAs per SM, never fewer (and never less
+        // than the kind's budget).
+        for (bool fuses : {false, true}) {
+          const int base = dsp::max_registers(fuses, with_params, elem_bytes);
+          const int raised = dsp::row_kernel_registers_for(fuses, with_params, elem_bytes, block);
+          CHECK(raised >= base);
+          CHECK(raised % 8 == 0);
+          CHECK(dsp::ctas_by_registers(raised, block) == dsp::ctas_by_registers(base, block));
+        }
       }
   }
   CHECK(dsp::max_registers(true, true, 2) >= dsp::max_registers(false, true, 2));
+  // The occupancy calculator's allocation (per warp, per sub-partition): 384 threads hold two
+  // CTAs at 64 and at 80 registers, one at 88; 352 threads two at 80 but one at 88 (11 warps).
+  CHECK(dsp::ctas_by_registers(64, 384) == 2);
+  CHECK(dsp::ctas_by_registers(80, 384) == 2);
+  CHECK(dsp::ctas_by_registers(88, 384) == 1);
+  CHECK(dsp::ctas_by_registers(80, 352) == 2);
+  CHECK(dsp::ctas_by_registers(88, 352) == 1);
+  CHECK(dsp::ctas_by_registers(64, 128) == 8);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 384) == 80);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 128) == 64);
 }

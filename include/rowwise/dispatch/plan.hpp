@@ -99,13 +99,13 @@ constexpr int64_t column_stage_bytes(const problem& p, int block, int k) {
          kernels::column_stage_bytes_per_param(k, p.pack_elems, p.column_param_bytes, block);
 }
 
-/// CTAs of `block` threads one SM holds by the registers of a row kernel (policy.hpp:
-/// max_registers); 0 when the device's registers are unknown.
+/// CTAs of `block` threads one SM holds by the registers of a registers kernel (policy.hpp:
+/// row_kernel_registers_for); 0 when the device's registers are unknown.
 constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block) {
   if (dev.regs_per_sm <= 0) return 0;
   const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
-  const int regs = max_registers(fuses_residual, p.column_params, p.elem_bytes);
-  const int by_regs = dev.regs_per_sm / (regs * block);
+  const int regs = row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block);
+  const int by_regs = ctas_by_registers(regs, block, dev.regs_per_sm);
   return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
 }
 

@@ -97,6 +97,28 @@ constexpr int max_registers(bool fuses_residual, bool with_params, int elem_byte
   return elem_bytes >= 4 ? row_kernel_registers.plain_fp32 : row_kernel_registers.plain_16bit;
 }
 
+/// CTAs of `block` threads at `regs` registers per thread one SM's register file holds, the way
+/// the hardware allocates them (cuda_occupancy.h): per warp in units of 256 registers, in each of
+/// the SM's four sub-partitions (a 65536-register SM: 16384 per sub-partition).
+constexpr int ctas_by_registers(int regs, int block, int regs_per_sm = 65536) {
+  const int per_warp = (regs * 32 + 255) / 256 * 256;
+  const int warps = (block + 31) / 32;
+  return (regs_per_sm / 4 / per_warp) * 4 / warps;
+}
+
+/// The registers a row kernel of `block` threads may use: its kind's budget (max_registers),
+/// raised to the most that keep the same CTAs per SM. Blocks whose warps do not divide the
+/// register file evenly get them for free: 384 threads hold two CTAs per SM at 64 registers and
+/// at 80 (bf16 layer_norm 12288 columns spilled ~100 bytes at 64, ptxas -v); 320 fp32 threads
+/// two at 80 and at 96.
+constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, int elem_bytes, int block) {
+  const int base = max_registers(fuses_residual, with_params, elem_bytes);
+  const int ctas = ctas_by_registers(base, block);
+  for (int regs = 128; regs > base; regs -= 8)
+    if (ctas_by_registers(regs, block) >= ctas) return regs;
+  return base;
+}
+
 /// Threads one SM holds (every GPU since sm_75 but sm_86/89's 1536, where this only makes the
 /// column stage's occupancy test below conservative).
 inline constexpr int max_threads_per_sm = 2048;
