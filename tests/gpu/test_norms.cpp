@@ -826,38 +826,46 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows staged in shared memory (clu
 
 // --- invalid arguments ------------------------------------------------------------------------------
 
-TEST_CASE("layer_norm: many long rows streaming over a cluster of >= 64 KiB segments (several rows per "
-          "cluster, uneven segments, strides, in place), and 16-bit rows over 2 CTAs in registers",
+TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp32 64-512 KiB, 16-bit "
+          "layer_norm over 2 CTAs) or streaming over >= 64 KiB segments (several rows per cluster, uneven "
+          "segments, strides, in place)",
           "[gpu][norms]") {
-  // fp32 layer_norm does not take the registers-over-cluster rule of weightless ops (policy.hpp:
-  // clustered_rows_rules); its long rows stream over a cluster instead.
+  // policy.hpp clustered_rows_rules: fp32 layer_norm / rms_norm rows of 64 KiB - 512 KiB in
+  // registers over up to 16 CTAs of 256 threads; longer ones (and 16-bit layer_norm past 2 x 320
+  // threads) stream over a cluster.
   seeded_rng rng("norms clustered rows");
   INFO(rng.describe());
   const auto dev = device_limits_now();
   test_stream stream;
   const int64_t many = dev.sm_count * 3 + 5;  // more rows than resident clusters: each loops
   struct rows_case {
+    norm_op op;
     dtype t;
+    int64_t rows;
     int64_t cols;
     call_layout layout;
     dsp::strategy kind;  // expected on a device with clusters
     int cluster;
   };
+  const int64_t fewer = dev.sm_count + 5;  // still more than the resident clusters of 8 / 16
   const rows_case cases[] = {
-      {dtype::f32, 32768, contiguous(), dsp::strategy::streaming, 2},
-      {dtype::f32, 65536, in_place(), dsp::strategy::streaming, 4},
-      {dtype::f32, 24576 + 4, strided(4), dsp::strategy::streaming, 1},      // < 2 x 64 KiB: no split
-      {dtype::f32, 40000, offset_both(1), dsp::strategy::streaming, 2},      // mid-pack rows, uneven
-      {dtype::bf16, 65536 + 8, strided(8), dsp::strategy::streaming, 2},     // 16-bit too
-      {dtype::bf16, 16384, contiguous(), dsp::strategy::registers, 2},       // 2 CTAs of 256 threads
-      {dtype::f16, 13000, in_place(), dsp::strategy::registers, 2},          // uneven segments
+      {norm_op::layer_norm, dtype::f32, many, 32768, contiguous(), dsp::strategy::registers, 4},
+      {norm_op::layer_norm, dtype::f32, many, 65536, in_place(), dsp::strategy::registers, 8},
+      {norm_op::layer_norm, dtype::f32, many, 24576 + 4, strided(4), dsp::strategy::registers, 4},  // uneven
+      {norm_op::layer_norm, dtype::f32, many, 40000, offset_both(1), dsp::strategy::registers, 8},  // mid-pack
+      {norm_op::rms_norm, dtype::f32, many, 16384, contiguous(), dsp::strategy::registers, 2},
+      {norm_op::rms_norm, dtype::f32, fewer, 131072 - 4, offset_both(1), dsp::strategy::registers, 16},
+      {norm_op::layer_norm, dtype::f32, fewer, 152064 + 4, strided(4), dsp::strategy::streaming, 8},
+      {norm_op::layer_norm, dtype::bf16, many, 65536 + 8, strided(8), dsp::strategy::streaming, 2},  // 16-bit
+      {norm_op::layer_norm, dtype::bf16, many, 16384, contiguous(), dsp::strategy::registers, 2},  // 2 x 256
+      {norm_op::layer_norm, dtype::f16, many, 13000, in_place(), dsp::strategy::registers, 2},  // uneven
   };
   int k = 0;
   for (const rows_case& rc : cases) {
     norm_case c;
-    c.op = norm_op::layer_norm;
+    c.op = rc.op;
     c.t = rc.t;
-    c.rows = many;
+    c.rows = rc.rows;
     c.cols = rc.cols;
     c.layout = rc.layout;
     c.stream = stream.get();
@@ -1148,5 +1156,21 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
       combo(c, (k++ * 5) % 16);
       run_case(c, rng);
     }
+  }
+  // Many fp32 rows in registers over a cluster of 4 with the weights' column stage (policy.hpp
+  // clustered_rows_rules), misaligned by one element so the edge packs take the checked path.
+  for (norm_op op : {norm_op::layer_norm, norm_op::rms_norm}) {
+    norm_case c;
+    c.op = op;
+    c.t = dtype::f32;
+    c.rows = dev.sm_count + 7;  // rows enough to fill the SMs: no spread split
+    c.cols = 32768 - 4;
+    c.layout = offset_both(1);
+    c.stream = stream.get();
+    combo(c, (k++ * 5) % 16 & ~1);  // with a weight
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
+    INFO(describe(pl));
+    if (dev.clusters) CHECK((pl.kind == dsp::strategy::registers && pl.cluster == 4));
+    run_case(c, rng);
   }
 }

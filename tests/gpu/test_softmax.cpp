@@ -299,8 +299,8 @@ TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block clus
       }
 }
 
-TEST_CASE("softmax/log_softmax: many long rows split over a cluster (fp32 in registers, 16-bit over 2 CTAs, "
-          "staged or streaming over >= 64 KiB segments; several rows per cluster, uneven segments, strides, in place)",
+TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in registers, staged or streaming over "
+          ">= 64 KiB segments; several rows per cluster, uneven segments, strides, in place)",
           "[gpu][softmax]") {
   seeded_rng rng("softmax clustered rows");
   INFO(rng.describe());
@@ -318,9 +318,9 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (fp32 in reg
     }
     for (bool log : {false, true}) run_case({dtype::f32, log, many, cols, layout, row_kind::random, stream.get()}, rng);
   }
-  // 16-bit rows just past one CTA's registers: 2 CTAs in registers; long rows of any dtype:
-  // staged (aligned) or streaming over a cluster of >= 64 KiB segments (with sm_count + 5 rows,
-  // clusters of 8 and 16 loop).
+  // 16-bit rows over clusters in registers (also rows one CTA of more than 256 threads would hold),
+  // fp32 up to 512 KiB; longer rows: staged (aligned) or streaming over a cluster of >= 64 KiB
+  // segments (with sm_count + 5 rows, clusters of 8 and 16 loop).
   struct split_case {
     dtype t;
     int64_t rows;
@@ -332,8 +332,12 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (fp32 in reg
   const split_case splits[] = {
       {dtype::bf16, many, 16384, contiguous(), dsp::strategy::registers, 2},
       {dtype::f16, many, 13000, strided(8), dsp::strategy::registers, 2},
-      // aligned rows of 128 KiB and more: staged over streaming's cluster (>= 64 KiB per CTA)
-      {dtype::bf16, many, 65536, in_place(), dsp::strategy::staged, 2},
+      {dtype::bf16, many, 12288, offset_both(1), dsp::strategy::registers, 2},  // one CTA would take 384
+      {dtype::f16, many, 10000, contiguous(), dsp::strategy::registers, 2},     // uneven segments
+      {dtype::bf16, many, 65536, in_place(), dsp::strategy::registers, 8},
+      {dtype::f32, dev.sm_count + 5, 131072, strided(4), dsp::strategy::registers, 16},
+      // aligned rows of 128 KiB and more, past the registers rules: staged over streaming's
+      // cluster (>= 64 KiB per CTA)
       {dtype::f16, dev.sm_count + 5, 152064, contiguous(), dsp::strategy::staged, 4},
       {dtype::f32, dev.sm_count + 5, 262144 + 4, in_place(), dsp::strategy::staged, 16},
       // misaligned: streaming; 16 CTAs of one chunk each and a one-pack tail (the 2-pack body)

@@ -311,7 +311,10 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   CHECK(plan(h200, 65536, 2, 1, true, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 65536 + 3, 2, 0, true, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 32768, 2, 0, true, 1).kind != dsp::strategy::staged);
-  CHECK(plan(h200, 32768, 4, 0, true, 1).kind == dsp::strategy::staged);
+  CHECK(plan(h200, 32768, 4, 0, true, 2).kind == dsp::strategy::staged);
+  // fp32 rms_norm rows of 64 KiB - 512 KiB go over a cluster in registers (clustered_rows_rules).
+  CHECK(plan(h200, 32768, 4, 0, true, 1).kind == dsp::strategy::registers);
+  CHECK(plan(h200, 152064, 4, 0, true, 1).kind != dsp::strategy::registers);
   CHECK(plan(a100_like(), 65536, 2, 0, true, 1).kind == dsp::strategy::streaming);
   // Longer than 16 CTAs can stage: streams.
   CHECK(plan(h200, 262144, 4, 0, true, 1).kind == dsp::strategy::streaming);
@@ -330,12 +333,12 @@ TEST_CASE("plan_rows: ops without weights that stage (softmax) stage many long r
     int cluster;
   };
   for (const expect e : {expect{4, 152064, dsp::strategy::staged, 8}, expect{4, 262144, dsp::strategy::staged, 16},
-                         expect{2, 65536, dsp::strategy::staged, 2}, expect{2, 152064, dsp::strategy::staged, 4},
-                         expect{2, 262144, dsp::strategy::staged, 8},
-                         // the clustered-rows rules come first (fp32 96-256 KiB in registers)
+                         expect{2, 152064, dsp::strategy::staged, 4}, expect{2, 262144, dsp::strategy::staged, 8},
+                         // the clustered-rows rules come first (fp32 96-512 KiB, 16-bit up to 256 KiB in
+                         // registers)
                          expect{4, 32768, dsp::strategy::registers, 4}, expect{4, 65536, dsp::strategy::registers, 8},
-                         // no split to >= 64 KiB segments: one CTA streams
-                         expect{2, 32768, dsp::strategy::streaming, 1},
+                         expect{4, 131072, dsp::strategy::registers, 16}, expect{2, 32768, dsp::strategy::registers, 4},
+                         expect{2, 65536, dsp::strategy::registers, 8},
                          // three 256 KiB stages do not fit: streams
                          expect{4, 1 << 20, dsp::strategy::streaming, 16}}) {
     const dsp::plan pl = plan(h200, 100000, e.cols, e.elem_bytes, 0);
@@ -357,47 +360,77 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
           "[host][plan]") {
   const auto plan = [](auto... a) { return plan_for(a...); };
   const dsp::device_limits h200 = h200_like();
-  // fp32 32768 (128 KiB): 4 CTAs of 256 threads x 8 packs; 65536 (256 KiB): 8 of them.
-  dsp::plan pl = plan(h200, 100000, 32768, 4, 4, 0, false, false);
-  CHECK(pl.kind == dsp::strategy::registers);
-  CHECK(pl.cluster == 4);
-  CHECK(pl.block == 256);
-  CHECK(pl.persistent);
-  pl = plan(h200, 100000, 65536, 4, 4, 0, false, false);
-  CHECK(pl.kind == dsp::strategy::registers);
-  CHECK(pl.cluster == 8);
-  CHECK(pl.block == 256);
+  struct expect {
+    int elem_bytes;
+    int64_t cols;
+    bool staged_op;      // with column_params: the kind of op (policy.hpp op_kind)
+    bool column_params;
+    int cluster;  // 0: not registers
+    int block;
+  };
+  // plan_for(..., staged_op, column_params): softmax (true, false), layer_norm (false, true),
+  // rms_norm (true, true).
+  for (const expect e : {
+           // fp32 softmax from 96 KiB: 4 / 8 / 16 CTAs of 256 threads x 8 packs; below: streaming
+           expect{4, 32768, true, false, 4, 256}, expect{4, 65536, true, false, 8, 256},
+           expect{4, 131072, true, false, 16, 256}, expect{4, 24576, true, false, 4, 192},
+           expect{4, 20480, true, false, 0, 0}, expect{4, 152064, true, false, 0, 0},
+           // fp32 layer_norm and rms_norm from 64 KiB, up to 16 CTAs of 256
+           expect{4, 16384, false, true, 2, 256}, expect{4, 65536, false, true, 8, 256},
+           expect{4, 131072, false, true, 16, 256}, expect{4, 16384, true, true, 2, 256},
+           expect{4, 32768, true, true, 4, 256}, expect{4, 152064, false, true, 0, 0},
+           // 16-bit softmax: up to 16 CTAs of 256 threads, also rows one CTA of more than 256 holds
+           expect{2, 8192, true, false, 1, 256}, expect{2, 8200, true, false, 2, 160},
+           expect{2, 12288, true, false, 2, 192}, expect{2, 16384, true, false, 2, 256},
+           expect{2, 20480, true, false, 4, 160}, expect{2, 65536, true, false, 8, 256},
+           expect{2, 131072, true, false, 16, 256}, expect{2, 152064, true, false, 0, 0},
+           // 16-bit layer_norm just past one CTA: 2 CTAs of at most 320 threads
+           expect{2, 12288, false, true, 1, 384}, expect{2, 16384, false, true, 2, 256},
+           expect{2, 20480, false, true, 2, 320}, expect{2, 24576, false, true, 0, 0},
+           // 16-bit rms_norm: none
+           expect{2, 16384, true, true, 0, 0}, expect{2, 12288, true, true, 1, 384}}) {
+    const int n = 16 / e.elem_bytes;
+    const dsp::plan pl = plan(h200, 100000, e.cols, e.elem_bytes, n, 0, e.staged_op, e.column_params);
+    INFO("elem_bytes " << e.elem_bytes << ", cols " << e.cols << ", staged_op " << e.staged_op
+                       << ", column_params " << e.column_params);
+    if (e.cluster == 0) {
+      CHECK(pl.kind != dsp::strategy::registers);
+      continue;
+    }
+    CHECK(pl.kind == dsp::strategy::registers);
+    CHECK(pl.cluster == e.cluster);
+    CHECK(pl.block == e.block);
+    CHECK(pl.persistent == (e.cluster > 1));
+    CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(e.cols, n, 0));
+  }
   // A misaligned head still splits (whole packs per segment); the segment covers the extra pack.
-  pl = plan(h200, 100000, 32768, 4, 4, 3, false, false);
+  dsp::plan pl = plan(h200, 100000, 32768, 4, 4, 3, true, false);
   CHECK(pl.kind == dsp::strategy::registers);
   CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(32768, 4, 3));
-  // 16-bit rows just past one CTA's registers (1536 packs of 8): 2 CTAs of at most 320 threads,
-  // also for ops with weights.
-  for (bool params : {false, true}) {
-    pl = plan(h200, 100000, 16384, 2, 8, 0, false, params);
-    CHECK(pl.kind == dsp::strategy::registers);
-    CHECK(pl.cluster == 2);
-    CHECK(pl.block == 256);
-    pl = plan(h200, 100000, 13000, 2, 8, 0, false, params);
-    CHECK(pl.kind == dsp::strategy::registers);
-    CHECK(pl.cluster == 2);
-    CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(13000, 8, 0));
-    CHECK(plan(h200, 100000, 20480, 2, 8, 0, false, params).block == 320);
-    CHECK(plan(h200, 100000, 24576, 2, 8, 0, false, params).kind == dsp::strategy::streaming);
+  pl = plan(h200, 100000, 13000, 2, 8, 0, false, true);
+  CHECK(pl.kind == dsp::strategy::registers);
+  CHECK(pl.cluster == 2);
+  CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(13000, 8, 0));
+  // Not: fused_add_rms_norm (two inputs), one-element packs, no clusters, few rows (spread over the
+  // GPU instead).
+  {
+    dsp::problem p;
+    p.rows = 100000;
+    p.cols = 32768;
+    p.elem_bytes = 4;
+    p.pack_elems = 4;
+    p.head = 0;
+    p.staged_op = true;
+    p.column_params = true;
+    p.row_inputs = 2;
+    CHECK(dsp::plan_rows(p, h200).kind == dsp::strategy::staged);
   }
-  // Not: fp32 ops with weights, fp32 below 96 KiB, above 8 CTAs of 256 threads, one-element packs,
-  // ops that stage, no clusters, few rows (spread over the GPU instead).
-  CHECK(plan(h200, 100000, 32768, 4, 4, 0, false, true).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 20480, 4, 4, 0, false, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 65536 + 4, 4, 4, 0, false, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 152064, 4, 4, 0, false, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 65536, 2, 8, 0, false, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 32768, 4, 1, 0, false, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 16384, 2, 1, 0, false, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 100000, 65536, 4, 4, 0, true, true).kind == dsp::strategy::staged);
-  CHECK(plan(h200, 100000, 16384, 2, 8, 0, true, true).kind == dsp::strategy::streaming);
-  CHECK(plan(a100_like(), 100000, 32768, 4, 4, 0, false, false).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 8, 32768, 4, 4, 0, false, false).cluster == dsp::spread_cluster(8, 8192, h200));
+  CHECK(plan(h200, 100000, 32768, 4, 1, 0, true, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 16384, 2, 1, 0, true, false).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 100000, 12288, 2, 1, 0, true, false).cluster == 1);
+  CHECK(plan(a100_like(), 100000, 32768, 4, 4, 0, true, false).kind == dsp::strategy::streaming);
+  CHECK(plan(a100_like(), 100000, 12288, 2, 8, 0, true, false).cluster == 1);
+  CHECK(plan(h200, 8, 32768, 4, 4, 0, true, false).cluster == dsp::spread_cluster(8, 8192, h200));
 }
 
 TEST_CASE("plan_rows: many long rows stream over a cluster of up to 16 CTAs of 64 KiB or more each",
@@ -410,9 +443,9 @@ TEST_CASE("plan_rows: many long rows stream over a cluster of up to 16 CTAs of 6
     int64_t cols;
     int cluster;
   };
-  // layer_norm-like (weights: no registers rule for fp32), past the registers rules.
-  for (const expect e : {expect{4, 16384, 1}, expect{4, 24576, 1}, expect{4, 32768, 2}, expect{4, 65536, 4},
-                         expect{4, 152064, 8}, expect{4, 262144, 16}, expect{4, 1 << 20, 16},
+  // layer_norm-like (weights, never staged), past the registers rules (fp32 up to 512 KiB, 16-bit
+  // up to 2 x 320 threads).
+  for (const expect e : {expect{4, 152064, 8}, expect{4, 262144, 16}, expect{4, 1 << 20, 16},
                          expect{2, 24576, 1}, expect{2, 32768, 1}, expect{2, 65536, 2}, expect{2, 152064, 4},
                          expect{2, 262144, 8}}) {
     const int n = 16 / e.elem_bytes;

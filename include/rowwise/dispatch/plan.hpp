@@ -198,14 +198,24 @@ constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t
   return 0;
 }
 
-/// Many long rows held in registers over the smallest cluster that fits them (policy.hpp:
-/// clustered_rows_rules); an invalid plan when no rule applies.
-constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, int64_t packs) {
-  // Not for the ops that stage in 32 KiB segments (those with weights: the rms_norm family).
-  if ((p.staged_op && p.column_params) || !dev.clusters || p.pack_elems * p.elem_bytes != 16) return plan{};
+/// The op_kind (policy.hpp) of a problem's op, from its traits.
+constexpr unsigned op_kind_of(const problem& p) {
+  if (!p.column_params) return softmax_kind;
+  if (!p.staged_op) return layer_norm_kind;
+  return p.row_inputs == 2 ? fused_kind : rms_norm_kind;
+}
+
+/// Many rows held in registers over the smallest cluster that fits them (policy.hpp:
+/// clustered_rows_rules); an invalid plan when no rule applies. one_cta_block: the threads of the
+/// one-CTA registers config that would hold the row, 0 when none does.
+constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, int64_t packs,
+                                   int one_cta_block = 0) {
+  if (!dev.clusters || p.pack_elems * p.elem_bytes != 16) return plan{};
   for (const clustered_rows_rule& rule : clustered_rows_rules) {
-    if (rule.elem_bytes != p.elem_bytes || (p.column_params && !rule.column_params) ||
+    if (rule.elem_bytes != p.elem_bytes || (rule.ops & op_kind_of(p)) == 0 ||
         p.cols * p.elem_bytes < rule.min_row_bytes)
+      continue;
+    if (one_cta_block > 0 && (rule.split_above_block == 0 || one_cta_block <= rule.split_above_block))
       continue;
     for (int c = 2; c <= rule.max_cluster; c *= 2) {
       const int64_t segment = ceil_div(packs, c);
@@ -242,17 +252,19 @@ constexpr int staged_wide_cluster(const problem& p, const device_limits& dev, in
 /// Choose how to run `p` on `dev`:
 /// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
-///    (each CTA then holds a segment in registers);
-/// 2. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
+///    (each CTA then holds a segment in registers); many rows that a rule of
+///    clustered_rows_rules splits although one CTA holds them (16-bit softmax on more than 256
+///    threads): over that rule's cluster;
+/// 2. longer rows, many of them, that a rule of clustered_rows_rules takes: each over a cluster
+///    holding segments in registers;
+/// 3. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
 ///    the smallest cluster whose segments fit the staging budget (at least the spread cluster);
-///    ops without weights: in step 3, for many rows, over streaming's cluster (>= 64 KiB each);
-/// 3. longer rows, many of them: rows that a rule of clustered_rows_rules takes (not the ops
-///    that stage with weights), each over a small cluster holding segments in registers; rows of
-///    128 KiB and more of ops without weights that stage, aligned: staged over the cluster
-///    streaming would take, when its stages fit; otherwise streaming (pass 2 re-reads the row),
-///    one CTA per row, or for rows of 128 KiB and more a cluster of up to 16 CTAs with at least
-///    64 KiB each;
-/// 4. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
+///    ops without weights: in step 4, for many rows, over streaming's cluster (>= 64 KiB each);
+/// 4. longer rows, many of them: rows of 128 KiB and more of ops without weights that stage,
+///    aligned: staged over the cluster streaming would take, when its stages fit; otherwise
+///    streaming (pass 2 re-reads the row), one CTA per row, or for rows of 128 KiB and more a
+///    cluster of up to 16 CTAs with at least 64 KiB each;
+/// 5. longer rows, few of them: a cluster whose CTAs each cache a segment in shared memory, or
 ///    stream it when even 16 CTAs' shared memory cannot hold the row.
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   const int n = p.pack_elems;
@@ -266,7 +278,14 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     if (cfg >= 0) return make_registers_plan(p, dev, cfg, spread, segment);
   } else {
     const int cfg = first_registers_config(packs, n, 1);
-    if (cfg >= 0) return make_registers_plan(p, dev, cfg, 1, packs);
+    if (cfg >= 0) {
+      // Rows a rule splits although one CTA holds them (16-bit softmax on more than 256 threads).
+      if (const plan clustered = clustered_rows_plan(p, dev, packs, registers_configs[cfg].block); clustered.valid)
+        return clustered;
+      return make_registers_plan(p, dev, cfg, 1, packs);
+    }
+    // Many rows longer than a block's registers: a cluster in registers where a rule says so.
+    if (const plan clustered = clustered_rows_plan(p, dev, packs); clustered.valid) return clustered;
   }
 
   // Rows longer than a block's registers, aligned, on sm_90: staged (one read, one write), the
@@ -287,7 +306,6 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   // long rows stream over a cluster whose segments stay in L2 (policy.hpp). Few rows:
   // spread each over a cluster, caching its segment in shared memory when it fits.
   if (spread == 1) {
-    if (const plan clustered = clustered_rows_plan(p, dev, packs); clustered.valid) return clustered;
     if (stageable(p, dev) && !p.column_params) {
       const int c = staged_wide_cluster(p, dev, packs);
       if (c > 0) return make_staged_plan(p, c, ceil_div(packs, c));

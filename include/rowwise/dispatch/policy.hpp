@@ -172,30 +172,51 @@ constexpr int staged_unroll_for(int pack_elems) {
   return staged_values_per_step / pack_elems > 0 ? staged_values_per_step / pack_elems : 1;
 }
 
-/// Many rows too long for one CTA's registers, of ops that do not stage them: each row over the
-/// smallest cluster (2..max_cluster CTAs) whose CTAs hold their segment in registers with at most
-/// max_block threads, for rows of elem_bytes-byte elements (16-byte packs) reading at least
-/// min_row_bytes; ops with per-column weights only where column_params says so. One rule per
-/// element size. Measured on the H200 (bench/NOTES.md 19h, 20; L2 flushed) against streaming:
-/// - fp32 softmax / log_softmax, 32768 columns over 4 CTAs of 256 threads: 74 -> 91-92 %; 65536
-///   over 8: 68 -> 90 % (with the cluster exchange by pushes, NOTES 20; 78 / 76 % with a cluster
-///   barrier per row); at 20480 (80 KiB) no better; clusters of 16 worse; layer_norm fp32 72 /
-///   66 % against 81 / 74 % streaming over a cluster (streaming_cluster_* below): not for ops
-///   with weights.
-/// - 16-bit rows just past one CTA's registers (> 384 threads x 32 values), over 2 CTAs of at most
-///   320 threads: bf16 / fp16 softmax 13000 columns 49 / 54 -> 55 / 72 %, 16384 66 / 70 -> 75 /
-///   76 %, 20480 56 / 61 -> 68 / 70 %, layer_norm bf16 16384 63 -> 65 %; at 24576 (384 threads
-///   per CTA) mixed, from 28672 streaming wins (71-86 % against 63-72 %).
+/// The kinds of op a plan rule can name, from the traits the plan sees (dispatch/plan.hpp
+/// op_kind_of): softmax / log_softmax (no weights), layer_norm (weights, never staged), rms_norm
+/// (weights, staged, one input), fused_add_rms_norm (weights, staged, two inputs).
+enum op_kind : unsigned {
+  softmax_kind = 1u,
+  layer_norm_kind = 2u,
+  rms_norm_kind = 4u,
+  fused_kind = 8u,
+};
+
+/// Many rows held in registers over a cluster: each row over the smallest cluster (2..max_cluster
+/// CTAs) whose CTAs hold their segment in registers with at most max_block threads, for rows of
+/// elem_bytes-byte elements (16-byte packs) reading at least min_row_bytes, of the ops in `ops`.
+/// A rule takes rows too long for one CTA's registers and, when split_above_block > 0, also rows
+/// one CTA would hold with more threads than that. The first rule that fits wins. Measured on the
+/// H200 (L2 flushed, % of the copy floor):
+/// - fp32 softmax / log_softmax, 32768 columns over 4 CTAs of 256 threads: 74 -> 91-92 % against
+///   streaming; 65536 over 8: 68 -> 90 % (NOTES 19h, 20); at 20480 (80 KiB) no better. Over 16
+///   since the row step's cost stopped depending on its fill (NOTES 22b): 131072 over 16 CTAs
+///   97 % against 92 % staged (NOTES 23c).
+/// - fp32 layer_norm / rms_norm (one input), 64 KiB rows and more (NOTES 23c; against streaming /
+///   staged): layer_norm 16384 over 2 CTAs 82 -> 88 %, 32768 over 4 77 -> 84 %, 65536 over 8
+///   70 -> 83 %, 131072 over 16 64 -> 78 %; rms_norm 94 -> 95, 92 -> 97, 90 -> 95, 88 -> 93 %.
+///   (Before NOTES 22b, layer_norm had lost over clusters: 72 / 66 % against 81 / 74 %.)
+/// - 16-bit softmax / log_softmax over clusters of up to 16 CTAs of at most 256 threads (NOTES
+///   23c), also rows that one CTA of more than 256 threads would hold: bf16 12288 over 2 CTAs of
+///   192 86 -> 95 % (one CTA of 384), 32768 over 4 85 -> 92 % (streaming), 65536 over 8 82 -> 88 %
+///   (staged over 2).
+/// - 16-bit layer_norm rows just past one CTA's registers (> 384 threads x 32 values), over 2 CTAs
+///   of at most 320 threads: bf16 16384 63 -> 65 % (NOTES 19h); from 28672 streaming wins. Over
+///   more CTAs it lost (NOTES 23c: 16384 over 4 69 against 73 %, 65536 over 8 64 against 66 %), as
+///   did 16-bit rms_norm (12288-65536: 80-89 % against 86-92 % on one CTA, streaming or staged).
 struct clustered_rows_rule {
   int elem_bytes;
+  unsigned ops;  // op_kind bits
   int64_t min_row_bytes;
   int max_cluster;
   int max_block;
-  bool column_params;
+  int split_above_block;  // 0: only rows past one CTA's registers
 };
 inline constexpr clustered_rows_rule clustered_rows_rules[] = {
-    {4, 96 * 1024, 8, 256, false},
-    {2, 0, 2, 320, true},
+    {4, softmax_kind, 96 * 1024, 16, 256, 0},
+    {4, layer_norm_kind | rms_norm_kind, 64 * 1024, 16, 256, 0},
+    {2, softmax_kind, 0, 16, 256, 256},
+    {2, layer_norm_kind, 0, 2, 320, 0},
 };
 
 /// Many rows that stream (16-byte packs): each over a cluster of up to streaming_max_cluster CTAs,
