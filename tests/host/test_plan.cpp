@@ -334,11 +334,11 @@ TEST_CASE("plan_rows: ops without weights that stage (softmax) stage many long r
   };
   for (const expect e : {expect{4, 152064, dsp::strategy::staged, 8}, expect{4, 262144, dsp::strategy::staged, 16},
                          expect{2, 152064, dsp::strategy::staged, 4}, expect{2, 262144, dsp::strategy::staged, 8},
-                         // the clustered-rows rules come first (fp32 96-512 KiB, 16-bit up to 256 KiB in
+                         // the clustered-rows rules come first (fp32 96-512 KiB, 16-bit up to 128 KiB in
                          // registers)
                          expect{4, 32768, dsp::strategy::registers, 4}, expect{4, 65536, dsp::strategy::registers, 8},
                          expect{4, 131072, dsp::strategy::registers, 16}, expect{2, 32768, dsp::strategy::registers, 4},
-                         expect{2, 65536, dsp::strategy::registers, 8},
+                         expect{2, 65536, dsp::strategy::registers, 8}, expect{2, 131072, dsp::strategy::staged, 4},
                          // three 256 KiB stages do not fit: streams
                          expect{4, 1 << 20, dsp::strategy::streaming, 16}}) {
     const dsp::plan pl = plan(h200, 100000, e.cols, e.elem_bytes, 0);
@@ -379,11 +379,11 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
            expect{4, 16384, false, true, 2, 256}, expect{4, 65536, false, true, 8, 256},
            expect{4, 131072, false, true, 16, 256}, expect{4, 16384, true, true, 2, 256},
            expect{4, 32768, true, true, 4, 256}, expect{4, 152064, false, true, 0, 0},
-           // 16-bit softmax: up to 16 CTAs of 256 threads, also rows one CTA of more than 256 holds
+           // 16-bit softmax: up to 8 CTAs of 256 threads, also rows one CTA of more than 256 holds
            expect{2, 8192, true, false, 1, 256}, expect{2, 8200, true, false, 2, 160},
            expect{2, 12288, true, false, 2, 192}, expect{2, 16384, true, false, 2, 256},
            expect{2, 20480, true, false, 4, 160}, expect{2, 65536, true, false, 8, 256},
-           expect{2, 131072, true, false, 16, 256}, expect{2, 152064, true, false, 0, 0},
+           expect{2, 131072, true, false, 0, 0}, expect{2, 152064, true, false, 0, 0},
            // 16-bit layer_norm just past one CTA: 2 CTAs of at most 320 threads
            expect{2, 12288, false, true, 1, 384}, expect{2, 16384, false, true, 2, 256},
            expect{2, 20480, false, true, 2, 320}, expect{2, 24576, false, true, 0, 0},

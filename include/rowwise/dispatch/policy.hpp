@@ -196,10 +196,11 @@ enum op_kind : unsigned {
 ///   staged): layer_norm 16384 over 2 CTAs 82 -> 88 %, 32768 over 4 77 -> 84 %, 65536 over 8
 ///   70 -> 83 %, 131072 over 16 64 -> 78 %; rms_norm 94 -> 95, 92 -> 97, 90 -> 95, 88 -> 93 %.
 ///   (Before NOTES 22b, layer_norm had lost over clusters: 72 / 66 % against 81 / 74 %.)
-/// - 16-bit softmax / log_softmax over clusters of up to 16 CTAs of at most 256 threads (NOTES
+/// - 16-bit softmax / log_softmax over clusters of up to 8 CTAs of at most 256 threads (NOTES
 ///   23c), also rows that one CTA of more than 256 threads would hold: bf16 12288 over 2 CTAs of
 ///   192 86 -> 95 % (one CTA of 384), 32768 over 4 85 -> 92 % (streaming), 65536 over 8 82 -> 88 %
-///   (staged over 2).
+///   (staged over 2). 16 CTAs of 288-320 threads lost to staging (bf16 131080 55 against 67 %,
+///   152064 59 against 77 %, NOTES 23d); 16 of 256 (131072) was not measured.
 /// - 16-bit layer_norm rows just past one CTA's registers (> 384 threads x 32 values), over 2 CTAs
 ///   of at most 320 threads: bf16 16384 63 -> 65 % (NOTES 19h); from 28672 streaming wins. Over
 ///   more CTAs it lost (NOTES 23c: 16384 over 4 69 against 73 %, 65536 over 8 64 against 66 %), as
@@ -215,7 +216,7 @@ struct clustered_rows_rule {
 inline constexpr clustered_rows_rule clustered_rows_rules[] = {
     {4, softmax_kind, 96 * 1024, 16, 256, 0},
     {4, layer_norm_kind | rms_norm_kind, 64 * 1024, 16, 256, 0},
-    {2, softmax_kind, 0, 16, 256, 256},
+    {2, softmax_kind, 0, 8, 256, 256},
     {2, layer_norm_kind, 0, 2, 320, 0},
 };
 
