@@ -777,8 +777,9 @@ TEST_CASE("fused_add_rms_norm: agrees with residual += x then rms_norm in every 
 
 // --- the staged strategy ---------------------------------------------------------------------------
 
-TEST_CASE("rms_norm / fused_add_rms_norm: long rows staged in shared memory (cluster sizes, uneven last "
-          "segment, few and many rows, strides, in place; misaligned rows fall back)",
+TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 256 threads) staged in shared "
+          "memory (cluster sizes, uneven last segment, few and many rows, strides, in place; misaligned rows fall "
+          "back)",
           "[gpu][norms]") {
   seeded_rng rng("norms staged");
   INFO(rng.describe());
@@ -799,6 +800,8 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows staged in shared memory (clu
       {dtype::bf16, 262144, 3, contiguous()},         // the largest cluster
       {dtype::f32, 65536, 2, offset_both(1)},         // rows start mid-pack: not staged
       {dtype::bf16, 65536 + 3, 3, contiguous()},      // a partial last pack: not staged
+      {dtype::bf16, 12288, many, contiguous()},       // fused only: one CTA would take 384 threads
+      {dtype::f16, 10000, many, strided(8)},          // fused only: 1250 packs, uneven segments
   };
   int k = 0;
   for (const staged_case& sc : cases)
@@ -815,7 +818,11 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows staged in shared memory (clu
       const bool aligned = c.layout.in_offset == 0 && c.layout.in_pad % widest_pack(c.t) == 0 &&
                            c.cols % widest_pack(c.t) == 0;
       const int64_t row_bytes = c.cols * elem_bytes(c.t) * traits_of(op).inputs;
-      const bool fits = row_bytes > dsp::staged_min_row_bytes && row_bytes <= 16 * dsp::staged_segment_bytes;
+      // Long rows; and 16-bit fused rows that one CTA of more than 256 threads would hold (policy.hpp
+      // fused_staged_*: 8193-12288 columns).
+      const bool fused_wide = op == norm_op::fused_add_rms_norm && elem_bytes(c.t) == 2 &&
+                              c.cols > dsp::fused_staged_above_block * 32 && c.cols <= 384 * 32;
+      const bool fits = fused_wide || (row_bytes > dsp::staged_min_row_bytes && row_bytes <= 16 * dsp::staged_segment_bytes);
       if (!aligned) CHECK(pl.kind != dsp::strategy::staged);
       // Few rows may instead be spread over a cluster in registers (when a segment fits them).
       if (c.rows >= dev.sm_count) CHECK((pl.kind == dsp::strategy::staged) == (dev.clusters && aligned && fits));

@@ -318,6 +318,19 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   CHECK(plan(a100_like(), 65536, 2, 0, true, 1).kind == dsp::strategy::streaming);
   // Longer than 16 CTAs can stage: streams.
   CHECK(plan(h200, 262144, 4, 0, true, 1).kind == dsp::strategy::streaming);
+  // 16-bit fused rows that one CTA of more than 256 threads would hold (alone on its SM at 128
+  // registers): staged over 2 CTAs (policy.hpp fused_staged_*); not at 256 threads, not fp32,
+  // not rms_norm, not misaligned, not without sm_90.
+  pl = plan(h200, 12288, 2, 0, true, 2);
+  CHECK(pl.kind == dsp::strategy::staged);
+  CHECK(pl.cluster == 2);
+  CHECK(plan(h200, 8200, 2, 0, true, 2).kind == dsp::strategy::staged);
+  CHECK(plan(h200, 8192, 2, 0, true, 2).kind == dsp::strategy::registers);
+  CHECK(plan(h200, 12288, 4, 0, true, 2).kind == dsp::strategy::registers);
+  CHECK(plan(h200, 12288, 2, 0, true, 1).kind == dsp::strategy::registers);
+  CHECK(plan(h200, 12288, 2, 3, true, 2).kind != dsp::strategy::staged);
+  CHECK(plan(h200, 12000 + 3, 2, 0, true, 2).kind == dsp::strategy::registers);
+  CHECK(plan(a100_like(), 12288, 2, 0, true, 2).kind == dsp::strategy::registers);
 }
 
 TEST_CASE("plan_rows: ops without weights that stage (softmax) stage many long rows over streaming's cluster",

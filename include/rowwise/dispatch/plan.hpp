@@ -227,6 +227,18 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
   return plan{};
 }
 
+/// 16-bit fused_add_rms_norm rows one CTA of more than fused_staged_above_block threads would
+/// hold (policy.hpp): staged over fused_staged_cluster CTAs where the staged kernel can move them;
+/// an invalid plan otherwise.
+constexpr plan fused_staged_plan(const problem& p, const device_limits& dev, int64_t packs, int one_cta_block) {
+  if (op_kind_of(p) != fused_kind || p.elem_bytes != 2 || one_cta_block <= fused_staged_above_block) return plan{};
+  if (!dev.clusters || dev.cc_major < 9 || p.head != 0 || p.pack_elems * p.elem_bytes != 16 ||
+      p.cols % p.pack_elems != 0)
+    return plan{};
+  const plan out = make_staged_plan(p, fused_staged_cluster, ceil_div(packs, fused_staged_cluster));
+  return out.dynamic_smem + static_smem_reserve <= static_cast<int64_t>(dev.max_smem_optin) ? out : plan{};
+}
+
 /// CTAs per row for many rows that stream (policy.hpp: streaming_*): the most, up to
 /// streaming_max_cluster, that keep segments of streaming_min_segment_bytes or more; 1 where the
 /// rule does not apply (no clusters, packs narrower than 16 bytes).
@@ -254,7 +266,8 @@ constexpr int staged_wide_cluster(const problem& p, const device_limits& dev, in
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
 ///    (each CTA then holds a segment in registers); many rows that a rule of
 ///    clustered_rows_rules splits although one CTA holds them (16-bit softmax on more than 256
-///    threads): over that rule's cluster;
+///    threads): over that rule's cluster; 16-bit fused_add_rms_norm rows on more than 256
+///    threads: staged over 2 CTAs (fused_staged_plan);
 /// 2. longer rows, many of them, that a rule of clustered_rows_rules takes: each over a cluster
 ///    holding segments in registers;
 /// 3. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
@@ -280,8 +293,9 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     const int cfg = first_registers_config(packs, n, 1);
     if (cfg >= 0) {
       // Rows a rule splits although one CTA holds them (16-bit softmax on more than 256 threads).
-      if (const plan clustered = clustered_rows_plan(p, dev, packs, registers_configs[cfg].block); clustered.valid)
-        return clustered;
+      const int block = registers_configs[cfg].block;
+      if (const plan clustered = clustered_rows_plan(p, dev, packs, block); clustered.valid) return clustered;
+      if (const plan staged = fused_staged_plan(p, dev, packs, block); staged.valid) return staged;
       return make_registers_plan(p, dev, cfg, 1, packs);
     }
     // Many rows longer than a block's registers: a cluster in registers where a rule says so.

@@ -220,6 +220,16 @@ inline constexpr clustered_rows_rule clustered_rows_rules[] = {
     {2, layer_norm_kind, 0, 2, 320, 0},
 };
 
+/// fused_add_rms_norm on 16-bit rows that one CTA of more than this many threads would hold in
+/// registers (8193-12288 columns): at the fused op's 128 registers such a CTA is alone on its SM,
+/// so those rows are staged over a cluster of fused_staged_cluster CTAs instead (16-byte aligned
+/// whole packs, sm_90). Measured on the H200 (bench/NOTES.md 23g, % of the probe's floor): bf16
+/// 12288 columns 90.2 (one CTA of 384) -> 94.9 (staged over 2); not for 256 threads and fewer
+/// (bf16 8192: 101.7 against 90.6), nor fp32 (12288: 98.7 against 92.7), nor rms_norm (bf16
+/// 12288: 90.2 against 72.5).
+inline constexpr int fused_staged_above_block = 256;
+inline constexpr int fused_staged_cluster = 2;
+
 /// Many rows that stream (16-byte packs): each over a cluster of up to streaming_max_cluster CTAs,
 /// as many as keep a segment of at least streaming_min_segment_bytes per CTA (one chunk of fp32,
 /// two of 16-bit). A CTA's fixed cost per row step (its block all-reduce, the set-up of both
