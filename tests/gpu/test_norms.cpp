@@ -819,9 +819,9 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
                            c.cols % widest_pack(c.t) == 0;
       const int64_t row_bytes = c.cols * elem_bytes(c.t) * traits_of(op).inputs;
       // Long rows; and 16-bit fused rows that one CTA of more than 256 threads would hold (policy.hpp
-      // fused_staged_*: 8193-12288 columns).
+      // clustered_rows_rules, the staged rule: 8193-12288 columns).
       const bool fused_wide = op == norm_op::fused_add_rms_norm && elem_bytes(c.t) == 2 &&
-                              c.cols > dsp::fused_staged_above_block * 32 && c.cols <= 384 * 32;
+                              c.cols > 256 * 32 && c.cols <= 384 * 32;
       const bool fits = fused_wide || (row_bytes > dsp::staged_min_row_bytes && row_bytes <= 16 * dsp::staged_segment_bytes);
       if (!aligned) CHECK(pl.kind != dsp::strategy::staged);
       // Few rows may instead be spread over a cluster in registers (when a segment fits them).

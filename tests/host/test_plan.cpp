@@ -319,7 +319,7 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   // Longer than 16 CTAs can stage: streams.
   CHECK(plan(h200, 262144, 4, 0, true, 1).kind == dsp::strategy::streaming);
   // 16-bit fused rows that one CTA of more than 256 threads would hold (alone on its SM at 128
-  // registers): staged over 2 CTAs (policy.hpp fused_staged_*); not at 256 threads, not fp32,
+  // registers): staged over 2 CTAs (policy.hpp clustered_rows_rules, staged); not at 256 threads, not fp32,
   // not rms_norm, not misaligned, not without sm_90.
   pl = plan(h200, 12288, 2, 0, true, 2);
   CHECK(pl.kind == dsp::strategy::staged);

@@ -173,12 +173,17 @@ constexpr plan make_chunked_plan(const problem& p, bool cached, int cluster, int
                            cached ? segment * p.elem_bytes * p.pack_elems : 0, cluster > 1);
 }
 
-/// Rows the staged strategy can move: its 16-byte copies need every row to start 16-byte aligned
+/// Rows the staged kernel can move: its 16-byte copies need every row to start 16-byte aligned
 /// and to be a whole number of 16-byte packs; it exchanges partials by sm_90 cluster stores.
-constexpr bool stageable(const problem& p, const device_limits& dev) {
+constexpr bool staged_layout(const problem& p, const device_limits& dev) {
   return p.staged_op && dev.cc_major >= 9 && p.head == 0 && p.pack_elems * p.elem_bytes == 16 &&
-         p.cols % p.pack_elems == 0 &&
-         p.cols * p.elem_bytes * p.row_inputs > staged_min_row_bytes;
+         p.cols % p.pack_elems == 0;
+}
+
+/// Long rows the staged strategy takes: rows it can move that read more than
+/// staged_min_row_bytes (policy.hpp).
+constexpr bool stageable(const problem& p, const device_limits& dev) {
+  return staged_layout(p, dev) && p.cols * p.elem_bytes * p.row_inputs > staged_min_row_bytes;
 }
 
 /// A staged plan: `cluster` CTAs per row, each staging `segment` packs of every input per stage.
@@ -205,7 +210,7 @@ constexpr unsigned op_kind_of(const problem& p) {
   return p.row_inputs == 2 ? fused_kind : rms_norm_kind;
 }
 
-/// Many rows held in registers over the smallest cluster that fits them (policy.hpp:
+/// Many rows over the smallest cluster that fits them, held in registers or staged (policy.hpp:
 /// clustered_rows_rules); an invalid plan when no rule applies. one_cta_block: the threads of the
 /// one-CTA registers config that would hold the row, 0 when none does.
 constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, int64_t packs,
@@ -217,6 +222,13 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
       continue;
     if (one_cta_block > 0 && (rule.split_above_block == 0 || one_cta_block <= rule.split_above_block))
       continue;
+    if (rule.staged) {
+      // Only rows one CTA would hold: longer ones follow the staged strategy's own rules.
+      if (one_cta_block == 0 || !staged_layout(p, dev)) continue;
+      const int c = staged_cluster(p, dev, packs, 2);
+      if (c >= 2 && c <= rule.max_cluster) return make_staged_plan(p, c, ceil_div(packs, c));
+      continue;
+    }
     for (int c = 2; c <= rule.max_cluster; c *= 2) {
       const int64_t segment = ceil_div(packs, c);
       const int cfg = first_registers_config(segment, p.pack_elems, 64);
@@ -225,18 +237,6 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
     }
   }
   return plan{};
-}
-
-/// 16-bit fused_add_rms_norm rows one CTA of more than fused_staged_above_block threads would
-/// hold (policy.hpp): staged over fused_staged_cluster CTAs where the staged kernel can move them;
-/// an invalid plan otherwise.
-constexpr plan fused_staged_plan(const problem& p, const device_limits& dev, int64_t packs, int one_cta_block) {
-  if (op_kind_of(p) != fused_kind || p.elem_bytes != 2 || one_cta_block <= fused_staged_above_block) return plan{};
-  if (!dev.clusters || dev.cc_major < 9 || p.head != 0 || p.pack_elems * p.elem_bytes != 16 ||
-      p.cols % p.pack_elems != 0)
-    return plan{};
-  const plan out = make_staged_plan(p, fused_staged_cluster, ceil_div(packs, fused_staged_cluster));
-  return out.dynamic_smem + static_smem_reserve <= static_cast<int64_t>(dev.max_smem_optin) ? out : plan{};
 }
 
 /// CTAs per row for many rows that stream (policy.hpp: streaming_*): the most, up to
@@ -266,8 +266,8 @@ constexpr int staged_wide_cluster(const problem& p, const device_limits& dev, in
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
 ///    (each CTA then holds a segment in registers); many rows that a rule of
 ///    clustered_rows_rules splits although one CTA holds them (16-bit softmax on more than 256
-///    threads): over that rule's cluster; 16-bit fused_add_rms_norm rows on more than 256
-///    threads: staged over 2 CTAs (fused_staged_plan);
+///    threads; 16-bit fused_add_rms_norm rows on more than 256 threads, staged): over that
+///    rule's cluster;
 /// 2. longer rows, many of them, that a rule of clustered_rows_rules takes: each over a cluster
 ///    holding segments in registers;
 /// 3. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
@@ -292,10 +292,10 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   } else {
     const int cfg = first_registers_config(packs, n, 1);
     if (cfg >= 0) {
-      // Rows a rule splits although one CTA holds them (16-bit softmax on more than 256 threads).
+      // Rows a rule splits although one CTA holds them (16-bit softmax or fused_add_rms_norm on
+      // more than 256 threads).
       const int block = registers_configs[cfg].block;
       if (const plan clustered = clustered_rows_plan(p, dev, packs, block); clustered.valid) return clustered;
-      if (const plan staged = fused_staged_plan(p, dev, packs, block); staged.valid) return staged;
       return make_registers_plan(p, dev, cfg, 1, packs);
     }
     // Many rows longer than a block's registers: a cluster in registers where a rule says so.

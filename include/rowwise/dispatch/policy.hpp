@@ -182,8 +182,9 @@ enum op_kind : unsigned {
   fused_kind = 8u,
 };
 
-/// Many rows held in registers over a cluster: each row over the smallest cluster (2..max_cluster
-/// CTAs) whose CTAs hold their segment in registers with at most max_block threads, for rows of
+/// Many rows split over a cluster: each row over the smallest cluster (2..max_cluster CTAs) whose
+/// CTAs hold their segment in registers with at most max_block threads (or, `staged`, whose CTAs
+/// stage it in shared memory within staged_segment_bytes: staged_kernel), for rows of
 /// elem_bytes-byte elements (16-byte packs) reading at least min_row_bytes, of the ops in `ops`.
 /// A rule takes rows too long for one CTA's registers and, when split_above_block > 0, also rows
 /// one CTA would hold with more threads than that. The first rule that fits wins. Measured on the
@@ -205,30 +206,28 @@ enum op_kind : unsigned {
 ///   of at most 320 threads: bf16 16384 63 -> 65 % (NOTES 19h); from 28672 streaming wins. Over
 ///   more CTAs it lost (NOTES 23c: 16384 over 4 69 against 73 %, 65536 over 8 64 against 66 %), as
 ///   did 16-bit rms_norm (12288-65536: 80-89 % against 86-92 % on one CTA, streaming or staged).
+/// - 16-bit fused_add_rms_norm rows that one CTA of more than 256 threads would hold (8193-12288
+///   columns; at the fused op's 128 registers such a CTA is alone on its SM), staged over 2 CTAs
+///   (NOTES 23g, % of the probe's floor): bf16 12288 90.2 (one CTA of 384) -> 94.9; not at 256
+///   threads and fewer (bf16 8192: 101.7 against 90.6), nor fp32 (12288: 98.7 against 92.7), nor
+///   rms_norm (bf16 12288: 90.2 against 72.5).
 struct clustered_rows_rule {
   int elem_bytes;
   unsigned ops;  // op_kind bits
   int64_t min_row_bytes;
   int max_cluster;
-  int max_block;
+  int max_block;          // registers: threads per CTA (staged rules use staged_block)
   int split_above_block;  // 0: only rows past one CTA's registers
+  bool staged;            // segments staged in shared memory instead of registers (only rows
+                          // one CTA would hold: longer ones follow stageable's rules, plan.hpp)
 };
 inline constexpr clustered_rows_rule clustered_rows_rules[] = {
-    {4, softmax_kind, 96 * 1024, 16, 256, 0},
-    {4, layer_norm_kind | rms_norm_kind, 64 * 1024, 16, 256, 0},
-    {2, softmax_kind, 0, 8, 256, 256},
-    {2, layer_norm_kind, 0, 2, 320, 0},
+    {4, softmax_kind, 96 * 1024, 16, 256, 0, false},
+    {4, layer_norm_kind | rms_norm_kind, 64 * 1024, 16, 256, 0, false},
+    {2, softmax_kind, 0, 8, 256, 256, false},
+    {2, fused_kind, 0, 2, staged_block, 256, true},
+    {2, layer_norm_kind, 0, 2, 320, 0, false},
 };
-
-/// fused_add_rms_norm on 16-bit rows that one CTA of more than this many threads would hold in
-/// registers (8193-12288 columns): at the fused op's 128 registers such a CTA is alone on its SM,
-/// so those rows are staged over a cluster of fused_staged_cluster CTAs instead (16-byte aligned
-/// whole packs, sm_90). Measured on the H200 (bench/NOTES.md 23g, % of the probe's floor): bf16
-/// 12288 columns 90.2 (one CTA of 384) -> 94.9 (staged over 2); not for 256 threads and fewer
-/// (bf16 8192: 101.7 against 90.6), nor fp32 (12288: 98.7 against 92.7), nor rms_norm (bf16
-/// 12288: 90.2 against 72.5).
-inline constexpr int fused_staged_above_block = 256;
-inline constexpr int fused_staged_cluster = 2;
 
 /// Many rows that stream (16-byte packs): each over a cluster of up to streaming_max_cluster CTAs,
 /// as many as keep a segment of at least streaming_min_segment_bytes per CTA (one chunk of fp32,
