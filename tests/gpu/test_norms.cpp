@@ -831,6 +831,55 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
     }
 }
 
+TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 64 values per thread (layer_norm 2048-16384, rms_norm "
+          "past 256 threads; strides, in place, every optional argument)",
+          "[gpu][norms]") {
+  // policy.hpp wide_rows_rules: rows that fill G threads x 8 packs of 8 exactly, more rows than
+  // one wave of the CTAs; misaligned rows, other widths and fused_add_rms_norm stay at 32 values.
+  seeded_rng rng("norms wide rows");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  struct wide_case {
+    norm_op op;
+    dtype t;
+    int64_t cols;
+    call_layout layout;
+    bool wide;  // expected
+  };
+  const wide_case cases[] = {
+      {norm_op::layer_norm, dtype::bf16, 2048, contiguous(), true},  // warps: 4 rows per CTA
+      {norm_op::layer_norm, dtype::f16, 4096, strided(8), true},
+      {norm_op::layer_norm, dtype::bf16, 8192, in_place(), true},
+      {norm_op::layer_norm, dtype::f16, 12288, contiguous(), true},
+      {norm_op::layer_norm, dtype::bf16, 16384, strided(16), true},
+      {norm_op::rms_norm, dtype::bf16, 12288, in_place(), true},
+      {norm_op::rms_norm, dtype::f16, 16384, contiguous(), true},
+      {norm_op::rms_norm, dtype::bf16, 8192, contiguous(), false},              // 256 threads: narrow
+      {norm_op::layer_norm, dtype::bf16, 4096, offset_both(1), false},          // a head pack
+      {norm_op::fused_add_rms_norm, dtype::bf16, 4096, contiguous(), false},  // two inputs
+  };
+  int k = 0;
+  for (const wide_case& wc : cases) {
+    // The row count that makes layer_norm's plan wide at this width (rms_norm's past 256
+    // threads is the same), so that the negative cases run at the same rows.
+    const int64_t rows = rows_for_wide(wc.t, wc.cols, contiguous(), dev, traits_of(norm_op::layer_norm));
+    REQUIRE(rows > 0);
+    norm_case c;
+    c.op = wc.op;
+    c.t = wc.t;
+    c.rows = rows;
+    c.cols = wc.cols;
+    c.layout = wc.layout;
+    c.stream = stream.get();
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
+    INFO(describe(pl));
+    CHECK(is_wide(pl) == wc.wide);
+    combo(c, (k++ * 5) % 16);
+    run_case(c, rng);
+  }
+}
+
 // --- invalid arguments ------------------------------------------------------------------------------
 
 TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp32 64-512 KiB, 16-bit "
@@ -864,7 +913,7 @@ TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp
       {norm_op::rms_norm, dtype::f32, fewer, 131072 - 4, offset_both(1), dsp::strategy::registers, 16},
       {norm_op::layer_norm, dtype::f32, fewer, 152064 + 4, strided(4), dsp::strategy::streaming, 8},
       {norm_op::layer_norm, dtype::bf16, many, 65536 + 8, strided(8), dsp::strategy::streaming, 2},  // 16-bit
-      {norm_op::layer_norm, dtype::bf16, many, 16384, contiguous(), dsp::strategy::registers, 2},  // 2 x 256
+      {norm_op::layer_norm, dtype::bf16, many, 16384 + 8, contiguous(), dsp::strategy::registers, 2},  // 2 x 288
       {norm_op::layer_norm, dtype::f16, many, 13000, in_place(), dsp::strategy::registers, 2},  // uneven
   };
   int k = 0;
@@ -1178,6 +1227,22 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
     INFO(describe(pl));
     if (dev.clusters) CHECK((pl.kind == dsp::strategy::registers && pl.cluster == 4));
+    run_case(c, rng);
+  }
+  // Many 16-bit rows held 64 values per thread (policy.hpp wide_rows_rules): 256 threads, the
+  // fewest CTAs a wide plan has.
+  for (norm_op op : {norm_op::layer_norm, norm_op::rms_norm}) {
+    norm_case c;
+    c.op = op;
+    c.t = dtype::bf16;
+    c.cols = 16384;
+    c.rows = rows_for_wide(c.t, c.cols, contiguous(), dev, traits_of(op));
+    REQUIRE(c.rows > 0);
+    c.stream = stream.get();
+    combo(c, (k++ * 5) % 16);
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
+    INFO(describe(pl));
+    CHECK(is_wide(pl));
     run_case(c, rng);
   }
 }

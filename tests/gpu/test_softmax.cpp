@@ -330,7 +330,7 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in register
     int cluster;
   };
   const split_case splits[] = {
-      {dtype::bf16, many, 16384, contiguous(), dsp::strategy::registers, 2},
+      {dtype::bf16, many, 16384 + 8, contiguous(), dsp::strategy::registers, 4},
       {dtype::f16, many, 13000, strided(8), dsp::strategy::registers, 2},
       {dtype::bf16, many, 12288, offset_both(1), dsp::strategy::registers, 2},  // one CTA would take 384
       {dtype::f16, many, 10000, contiguous(), dsp::strategy::registers, 2},     // uneven segments
@@ -352,6 +352,19 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in register
       CHECK(p.cluster == sc.cluster);
     }
     for (bool log : {false, true}) run_case({sc.t, log, sc.rows, sc.cols, sc.layout, row_kind::random, stream.get()}, rng);
+  }
+  // Many 16-bit rows past 256 threads of 32 values that fill a wide config exactly: one CTA of
+  // 64 values per thread (policy.hpp wide_rows_rules).
+  const std::pair<dtype, std::pair<int64_t, call_layout>> wide_cases[] = {
+      {dtype::bf16, {12288, strided(8)}}, {dtype::f16, {16384, in_place()}}, {dtype::bf16, {10240, contiguous()}}};
+  for (const auto& [t, shape] : wide_cases) {
+    const auto& [cols, layout] = shape;
+    const int64_t rows = rows_for_wide(t, cols, layout, dev, softmax_traits);
+    REQUIRE(rows > 0);
+    const auto p = plan_of(t, rows, cols, layout, dev);
+    INFO(describe(p));
+    CHECK(p.threads_per_row * p.packs_per_thread * 8 == cols);
+    for (bool log : {false, true}) run_case({t, log, rows, cols, layout, row_kind::random, stream.get()}, rng);
   }
 }
 
@@ -568,4 +581,11 @@ TEST_CASE("softmax/log_softmax: one small shape per strategy (compute-sanitizer 
     }
     for (bool log : {false, true}) run_case({p.t, log, p.rows, cols, p.layout, row_kind::random, stream.get()}, rng);
   }
+  // Many 16-bit rows held 64 values per thread (policy.hpp wide_rows_rules), strided by a pack.
+  const int64_t rows = rows_for_wide(dtype::f16, 16384, strided(8), dev, softmax_traits);
+  REQUIRE(rows > 0);
+  INFO(describe(plan_of(dtype::f16, rows, 16384, strided(8), dev)));
+  CHECK(is_wide(plan_of(dtype::f16, rows, 16384, strided(8), dev)));
+  for (bool log : {false, true})
+    run_case({dtype::f16, log, rows, 16384, strided(8), row_kind::random, stream.get()}, rng);
 }

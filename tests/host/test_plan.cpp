@@ -84,6 +84,13 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
       if (static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread < pl.segment_packs)
         return "G * K < segment_packs: the registers cannot hold the segment";
       if (pl.packs_per_thread * n > 64) return "K * N > 64 values per thread";
+      if (c.values > 32) {
+        // Wide rows (wide_rows_plan): 16-byte packs filling the config exactly, never staged.
+        if (p.elem_bytes != 2 || n != 8 || p.head != 0) return "wide config for other than aligned 16-bit packs";
+        if (static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread != packs || pl.cluster != 1)
+          return "wide config that the row does not fill exactly";
+        if (pl.dynamic_smem != 0) return "wide config with a column stage";
+      }
       if (pl.cluster > 1 && pl.threads_per_row != pl.block) return "a split row must be a whole-block row";
       if (pl.cluster == 1 && static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread < packs)
         return "G * K < the row's packs";
@@ -250,7 +257,7 @@ TEST_CASE("plan_rows: weights are staged in shared memory only where every CTA i
   CHECK(plan_for(dev, 100000, 4096, 2, 8, 0, false, true, ln16).dynamic_smem == 0);
   CHECK(plan_for(dev, 100000, 768, 2, 8, 0, true, true, rms16).dynamic_smem == 0);
   // A persistent grid (rows over a cluster in registers): each CTA copies once for all its rows.
-  const dsp::plan clustered = plan_for(dev, 100000, 16384, 2, 8, 0, false, true, ln16);
+  const dsp::plan clustered = plan_for(dev, 100000, 20480, 2, 8, 0, false, true, ln16);
   CHECK(clustered.kind == dsp::strategy::registers);
   CHECK(clustered.cluster == 2);
   CHECK(clustered.persistent);
@@ -393,15 +400,20 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
            expect{4, 131072, false, true, 16, 256}, expect{4, 16384, true, true, 2, 256},
            expect{4, 32768, true, true, 4, 256}, expect{4, 152064, false, true, 0, 0},
            // 16-bit softmax: up to 8 CTAs of 256 threads, also rows one CTA of more than 256 holds
+           // (12288 and 16384 many rows fill a wide config instead: wide_rows_rules)
            expect{2, 8192, true, false, 1, 256}, expect{2, 8200, true, false, 2, 160},
-           expect{2, 12288, true, false, 2, 192}, expect{2, 16384, true, false, 2, 256},
+           expect{2, 12296, true, false, 2, 224}, expect{2, 16392, true, false, 4, 160},
+           expect{2, 12288, true, false, 1, 192}, expect{2, 16384, true, false, 1, 256},
            expect{2, 20480, true, false, 4, 160}, expect{2, 65536, true, false, 8, 256},
            expect{2, 131072, true, false, 0, 0}, expect{2, 152064, true, false, 0, 0},
            // 16-bit layer_norm just past one CTA: 2 CTAs of at most 320 threads
-           expect{2, 12288, false, true, 1, 384}, expect{2, 16384, false, true, 2, 256},
+           // (12288 and 16384 fill a wide config: one CTA of 192 / 256 threads x 64 values)
+           expect{2, 12296, false, true, 2, 224}, expect{2, 16392, false, true, 2, 288},
+           expect{2, 12288, false, true, 1, 192}, expect{2, 16384, false, true, 1, 256},
            expect{2, 20480, false, true, 2, 320}, expect{2, 24576, false, true, 0, 0},
-           // 16-bit rms_norm: none
-           expect{2, 16384, true, true, 0, 0}, expect{2, 12288, true, true, 1, 384}}) {
+           // 16-bit rms_norm: none (but wide rows)
+           expect{2, 16392, true, true, 0, 0}, expect{2, 12280, true, true, 1, 384},
+           expect{2, 16384, true, true, 1, 256}, expect{2, 12288, true, true, 1, 192}}) {
     const int n = 16 / e.elem_bytes;
     const dsp::plan pl = plan(h200, 100000, e.cols, e.elem_bytes, n, 0, e.staged_op, e.column_params);
     INFO("elem_bytes " << e.elem_bytes << ", cols " << e.cols << ", staged_op " << e.staged_op
@@ -529,9 +541,10 @@ TEST_CASE("plan_rows: the registers configs cover every width up to their capaci
   // the table whose capacity G * K(N) packs holds the row, and the table is ordered by capacity.
   for (int n : {1, 4, 8}) {
     int64_t last_capacity = 0;
-    for (int i = 0; i < dsp::registers_config_count; ++i) {
+    for (int i = 0; i < dsp::narrow_registers_config_count; ++i) {
       const int64_t cap = static_cast<int64_t>(dsp::registers_configs[i].g) * dsp::registers_k(i, n);
       INFO("config " << i << ", pack " << n);
+      CHECK(dsp::registers_configs[i].values == 32);
       CHECK(cap >= last_capacity);
       CHECK(dsp::registers_k(i, n) * n <= 64);
       CHECK(dsp::registers_configs[i].block % dsp::registers_configs[i].g == 0);
@@ -544,6 +557,11 @@ TEST_CASE("plan_rows: the registers configs cover every width up to their capaci
         INFO("pack " << n << ", cols " << cols << " (" << packs << " packs): not in registers");
         CHECK(pl.kind == dsp::strategy::registers);
         break;
+      }
+      if (pl.config >= dsp::narrow_registers_config_count) {
+        // A wide config (wide_rows_rules) holds exactly this row; the plan checks say the rest.
+        CHECK(static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread == packs);
+        continue;
       }
       for (int i = 0; i < pl.config; ++i) {
         const int64_t cap = static_cast<int64_t>(dsp::registers_configs[i].g) * dsp::registers_k(i, n);
@@ -580,14 +598,15 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
     const int block = dsp::registers_configs[i].block;
     for (bool with_params : {false, true})
       for (int elem_bytes : {2, 4}) {
-        INFO("config " << i << " (block " << block << "), with_params " << with_params << ", elem_bytes "
-                       << elem_bytes);
-        CHECK(2 * block * dsp::max_registers(false, with_params, elem_bytes) <= registers_per_sm);
+        const int values = dsp::registers_k(i, 16 / elem_bytes) * (16 / elem_bytes);
+        INFO("config " << i << " (block " << block << ", " << values << " values), with_params " << with_params
+                       << ", elem_bytes " << elem_bytes);
+        CHECK(2 * block * dsp::max_registers(false, with_params, elem_bytes, values) <= registers_per_sm);
         // A block's raised budget keeps its kind's CTAs per SM, never fewer (and never less
         // than the kind's budget).
         for (bool fuses : {false, true}) {
-          const int base = dsp::max_registers(fuses, with_params, elem_bytes);
-          const int raised = dsp::row_kernel_registers_for(fuses, with_params, elem_bytes, block);
+          const int base = dsp::max_registers(fuses, with_params, elem_bytes, values);
+          const int raised = dsp::row_kernel_registers_for(fuses, with_params, elem_bytes, block, values);
           CHECK(raised >= base);
           CHECK(raised % 8 == 0);
           CHECK(dsp::ctas_by_registers(raised, block) == dsp::ctas_by_registers(base, block));
@@ -605,4 +624,65 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   CHECK(dsp::ctas_by_registers(64, 128) == 8);
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 384) == 80);
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 128) == 64);
+  // Wide rows: 96 registers (ten CTAs of 64 threads), raised to 128 where that keeps the CTAs
+  // (256 threads: two either way).
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 64, 64) == 96);
+  CHECK(dsp::ctas_by_registers(96, 64) == 10);
+  CHECK(dsp::row_kernel_registers_for(false, false, 2, 192, 64) == 96);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 256, 64) == 128);
+}
+
+TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 64 values per thread where a "
+          "rule says so",
+          "[host][plan]") {
+  // policy.hpp wide_rows_rules: layer_norm at any width, softmax / rms_norm past 256 threads of
+  // 32 values; rows of 2048 * G / 32 columns (G <= 256), more rows than one wave of the CTAs.
+  const dsp::device_limits h200 = h200_like();
+  const auto plan = [&](int64_t rows, int64_t cols, bool staged_op, bool column_params, int head = 0, int n = 8) {
+    return plan_for(h200, rows, cols, 2, n, head, staged_op, column_params);
+  };
+  const auto wide = [](const dsp::plan& pl) {
+    return pl.kind == dsp::strategy::registers && pl.config >= dsp::narrow_registers_config_count;
+  };
+  // (staged_op, column_params): layer_norm (false, true), rms_norm (true, true), softmax (true, false)
+  for (int64_t cols = 2048; cols <= 16384; cols += 2048) {
+    INFO("cols " << cols);
+    const dsp::plan ln = plan(100000, cols, false, true);
+    CHECK(wide(ln));
+    CHECK(ln.threads_per_row == cols / 64);
+    CHECK(ln.packs_per_thread == 8);
+    CHECK(ln.cluster == 1);
+    CHECK(ln.dynamic_smem == 0);
+    CHECK(ln.rows_per_step == ln.block / ln.threads_per_row);
+    // softmax / rms_norm: only where 32 values would take more than 256 threads
+    CHECK(wide(plan(100000, cols, true, true)) == (cols > 8192));
+    CHECK(wide(plan(100000, cols, true, false)) == (cols > 8192));
+    // Not: misaligned or one-element packs, fp32, fused_add_rms_norm, rows that do not fill it.
+    CHECK_FALSE(wide(plan(100000, cols, false, true, 1)));
+    CHECK_FALSE(wide(plan(100000, cols, false, true, 0, 1)));
+    CHECK_FALSE(wide(plan_for(h200, 100000, cols, 4, 4, 0, false, true)));
+    CHECK_FALSE(wide(plan(100000, cols + 8, false, true)));
+    CHECK_FALSE(wide(plan(100000, cols - 8, false, true)));
+    dsp::problem fused;
+    fused.rows = 100000;
+    fused.cols = cols;
+    fused.elem_bytes = 2;
+    fused.pack_elems = 8;
+    fused.head = 0;
+    fused.staged_op = true;
+    fused.column_params = true;
+    fused.row_inputs = 2;
+    CHECK_FALSE(wide(dsp::plan_rows(fused, h200)));
+  }
+  CHECK_FALSE(wide(plan(100000, 5120, false, true)));   // 640 packs: no G x 8 fits exactly
+  CHECK_FALSE(wide(plan(100000, 18432, false, true)));  // 288 threads: past the wide configs
+  // More rows than one wave: 4096 columns, 64 threads at 96 registers, ten CTAs per SM.
+  const int64_t wave = int64_t{10} * h200.sm_count;
+  CHECK_FALSE(wide(plan(wave, 4096, false, true)));
+  CHECK(wide(plan(wave + 1, 4096, false, true)));
+  // 2048 columns: warps of 128-thread blocks (4 rows per CTA, five CTAs per SM).
+  CHECK_FALSE(wide(plan(int64_t{5} * 4 * h200.sm_count, 2048, false, true)));
+  CHECK(wide(plan(int64_t{5} * 4 * h200.sm_count + 1, 2048, false, true)));
+  // The small shapes stay at 32 values (each row's latency decides there).
+  for (int64_t rows : {1, 16, 128}) CHECK_FALSE(wide(plan(rows, 4096, false, true)));
 }

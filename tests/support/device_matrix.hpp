@@ -517,6 +517,21 @@ inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const call_layout&
   return plan_of(t, rows, cols, {{in, cols + L.in_pad}, {out, cols + L.out_pad}}, dev, op);
 }
 
+/// Whether a plan holds 64 values per thread (a wide config: policy.hpp wide_rows_rules).
+inline bool is_wide(const dsp::plan& p) {
+  return p.kind == dsp::strategy::registers && p.config >= dsp::narrow_registers_config_count;
+}
+
+/// The fewest rows (searched upward from sm_count, by steps of an eighth) whose plan holds rows of
+/// `cols` laid out as `L` 64 values per thread: wide plans need more rows than one wave of their
+/// CTAs. -1 when none up to 2^16 rows is wide (the rule does not apply).
+inline int64_t rows_for_wide(dtype t, int64_t cols, const call_layout& L, const dsp::device_limits& dev,
+                             op_traits op) {
+  for (int64_t rows = dev.sm_count; rows <= (int64_t{1} << 16); rows += rows / 8 + 1)
+    if (is_wide(plan_of(t, rows, cols, L, dev, op))) return rows;
+  return -1;
+}
+
 /// Where the plan for `rows` rows laid out as `L` changes kernel (strategy, config or cluster) as
 /// cols grows: every t in [2, max_cols] with plan(t) != plan(t - 1) (for ops that stage long rows,
 /// see below). (With a row stride that is not

@@ -22,10 +22,21 @@ namespace dispatch {
 template <class Op, class T>
 using row_kernel_fn = void (*)(kernels::row_io<T>, Op, int64_t);
 
+/// The op_kind (policy.hpp) of an op type, from the traits run_rows gives its problem.
+template <class Op>
+inline constexpr unsigned op_kind_v =
+    op_kind_for(Op::column_params, kernels::op_staged_long_rows<Op>::value, Op::fuses_residual ? 2 : 1);
+
 template <class Op, class T, int N, bool Staged, int I>
 constexpr row_kernel_fn<Op, T> registers_instance() {
   constexpr registers_config c = registers_configs[I];
-  return &kernels::registers_kernel<Op, T, N, c.g, registers_k(I, N), c.block, Staged>;
+  // Wide configs are compiled only where the plan can choose them (wide_rows_plan: a rule names
+  // the op and element size, 16-byte packs, more than one wave, so never with a column stage).
+  if constexpr (c.values > 32 && (Staged || N * sizeof(T) != 16 ||
+                                  !wide_rows_possible(static_cast<int>(sizeof(T)), op_kind_v<Op>)))
+    return nullptr;
+  else
+    return &kernels::registers_kernel<Op, T, N, c.g, registers_k(I, N), c.block, Staged>;
 }
 
 template <class Op, class T, int N, bool Staged, std::size_t... I>

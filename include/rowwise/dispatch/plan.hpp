@@ -78,9 +78,10 @@ constexpr int spread_cluster(int64_t rows, int64_t packs, const device_limits& d
   return c;
 }
 
-/// The smallest registers config whose row capacity (per CTA) holds `packs` packs.
+/// The smallest registers config of 32 values per thread whose row capacity (per CTA) holds
+/// `packs` packs.
 constexpr int first_registers_config(int64_t packs, int n, int min_g) {
-  for (int i = 0; i < registers_config_count; ++i) {
+  for (int i = 0; i < narrow_registers_config_count; ++i) {
     const registers_config& c = registers_configs[i];
     if (c.g >= min_g && static_cast<int64_t>(c.g) * registers_k(i, n) >= packs) return i;
   }
@@ -99,12 +100,13 @@ constexpr int64_t column_stage_bytes(const problem& p, int block, int k) {
          kernels::column_stage_bytes_per_param(k, p.pack_elems, p.column_param_bytes, block);
 }
 
-/// CTAs of `block` threads one SM holds by the registers of a registers kernel (policy.hpp:
-/// row_kernel_registers_for); 0 when the device's registers are unknown.
-constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block) {
+/// CTAs of `block` threads holding `values` values each one SM holds by the registers of a
+/// registers kernel (policy.hpp: row_kernel_registers_for); 0 when the device's registers are
+/// unknown.
+constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block, int values) {
   if (dev.regs_per_sm <= 0) return 0;
   const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
-  const int regs = row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block);
+  const int regs = row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values);
   const int by_regs = ctas_by_registers(regs, block, dev.regs_per_sm);
   return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
 }
@@ -119,7 +121,7 @@ constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev,
 constexpr bool column_stage_pays(const problem& p, const device_limits& dev, const plan& pl, int64_t bytes) {
   if (bytes <= 0 || dev.smem_per_sm <= 0) return false;
   if (bytes + static_smem_reserve > dev.max_smem_optin) return false;
-  const int per_sm = row_kernel_ctas_per_sm(p, dev, pl.block);
+  const int per_sm = row_kernel_ctas_per_sm(p, dev, pl.block, pl.packs_per_thread * pl.pack_elems);
   if (per_sm <= 0 || dev.smem_per_sm / (bytes + column_stage_smem_overhead) < per_sm) return false;
   return pl.persistent || pl.max_useful_blocks <= static_cast<int64_t>(per_sm) * dev.sm_count;
 }
@@ -205,9 +207,7 @@ constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t
 
 /// The op_kind (policy.hpp) of a problem's op, from its traits.
 constexpr unsigned op_kind_of(const problem& p) {
-  if (!p.column_params) return softmax_kind;
-  if (!p.staged_op) return layer_norm_kind;
-  return p.row_inputs == 2 ? fused_kind : rms_norm_kind;
+  return op_kind_for(p.column_params, p.staged_op, p.row_inputs);
 }
 
 /// Many rows over the smallest cluster that fits them, held in registers or staged (policy.hpp:
@@ -239,6 +239,30 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
   return plan{};
 }
 
+/// Many rows held 64 values per thread (policy.hpp: wide_rows_rules); an invalid plan when no
+/// rule applies. narrow_block: the threads of the 32-value config that would hold the row.
+/// Only rows that fill a wide config exactly (known head 0, whole packs: every thread takes the
+/// branch-free path) and more than one wave of its CTAs; such a grid never stages its weights
+/// (column_stage_pays: one wave at most).
+constexpr plan wide_rows_plan(const problem& p, const device_limits& dev, int64_t packs, int narrow_block) {
+  if (p.pack_elems * p.elem_bytes != 16 || p.head != 0 || p.cols % p.pack_elems != 0) return plan{};
+  bool applies = false;
+  for (const wide_rows_rule& rule : wide_rows_rules)
+    applies = applies || (rule.elem_bytes == p.elem_bytes && (rule.ops & op_kind_of(p)) != 0 &&
+                          narrow_block > rule.above_block);
+  if (!applies) return plan{};
+  for (int i = narrow_registers_config_count; i < registers_config_count; ++i) {
+    const registers_config& c = registers_configs[i];
+    const int k = registers_k(i, p.pack_elems);
+    if (static_cast<int64_t>(c.g) * k != packs) continue;
+    const int per_sm = row_kernel_ctas_per_sm(p, dev, c.block, k * p.pack_elems);
+    const int64_t one_wave = static_cast<int64_t>(per_sm) * dev.sm_count * (c.block / c.g);  // rows
+    if (per_sm <= 0 || p.rows <= one_wave) return plan{};
+    return make_registers_plan(p, dev, i, 1, packs);
+  }
+  return plan{};
+}
+
 /// CTAs per row for many rows that stream (policy.hpp: streaming_*): the most, up to
 /// streaming_max_cluster, that keep segments of streaming_min_segment_bytes or more; 1 where the
 /// rule does not apply (no clusters, packs narrower than 16 bytes).
@@ -264,7 +288,8 @@ constexpr int staged_wide_cluster(const problem& p, const device_limits& dev, in
 /// Choose how to run `p` on `dev`:
 /// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
-///    (each CTA then holds a segment in registers); many rows that a rule of
+///    (each CTA then holds a segment in registers); many 16-bit rows that fill a wide config
+///    (64 values per thread) where a rule of wide_rows_rules says so; many rows that a rule of
 ///    clustered_rows_rules splits although one CTA holds them (16-bit softmax on more than 256
 ///    threads; 16-bit fused_add_rms_norm rows on more than 256 threads, staged): over that
 ///    rule's cluster;
@@ -291,6 +316,10 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     if (cfg >= 0) return make_registers_plan(p, dev, cfg, spread, segment);
   } else {
     const int cfg = first_registers_config(packs, n, 1);
+    // Many rows of 16-bit elements held 64 values per thread where a rule says so (also rows
+    // past one CTA's 32-value registers: more threads than an SM holds stand for those).
+    const int narrow_block = cfg >= 0 ? registers_configs[cfg].block : max_threads_per_sm;
+    if (const plan wide = wide_rows_plan(p, dev, packs, narrow_block); wide.valid) return wide;
     if (cfg >= 0) {
       // Rows a rule splits although one CTA holds them (16-bit softmax or fused_add_rms_norm on
       // more than 256 threads).

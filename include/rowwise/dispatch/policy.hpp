@@ -17,6 +17,7 @@ struct registers_config {
   int g;
   int k;
   int block;
+  int values = 32;  // most values one thread holds (caps k for narrow elements: registers_k)
 };
 
 /// Sub-warp groups keep 2 packs per thread so that short rows still have two 16-byte loads in
@@ -37,15 +38,26 @@ inline constexpr registers_config registers_configs[] = {
     {32, 4, 128},  {32, 6, 128},  {32, 8, 128},  {64, 8, 64},   {96, 8, 96},   {128, 8, 128},
     {160, 8, 160}, {192, 8, 192}, {224, 8, 224}, {256, 8, 256}, {288, 8, 288}, {320, 8, 320},
     {352, 8, 352}, {384, 8, 384},
+    // Wide rows (wide_rows_rules below; never chosen by capacity): 64 values per thread, 8 packs
+    // of 16-bit elements, for rows of 2048 to 16384 columns that fill them exactly.
+    {32, 8, 128, 64}, {64, 8, 64, 64},   {96, 8, 96, 64},   {128, 8, 128, 64},
+    {160, 8, 160, 64}, {192, 8, 192, 64}, {224, 8, 224, 64}, {256, 8, 256, 64},
 };
 inline constexpr int registers_config_count =
     static_cast<int>(sizeof(registers_configs) / sizeof(registers_configs[0]));
+/// The configs of 32 values per thread, which the plan chooses by capacity, come first.
+inline constexpr int narrow_registers_config_count = 20;
+static_assert(registers_configs[narrow_registers_config_count - 1].values == 32 &&
+                  registers_configs[narrow_registers_config_count].values == 64,
+              "narrow configs first, then the wide ones");
 
-/// Packs per thread of a config for packs of `pack_elems` values: the table's k, capped at 32
-/// values per thread. 64 bf16 values took 128-158 registers (ptxas -v), which left 12 warps
-/// per SM; 32 values keep it near 64-80.
+/// Packs per thread of a config for packs of `pack_elems` values: the table's k, capped at the
+/// config's values per thread. 32 in general: 64 bf16 values took 128-158 registers (ptxas -v) in
+/// the first kernels, which left 12 warps per SM; 32 values keep it near 64-80. The wide configs
+/// hold 64 (wide_rows_rules).
 constexpr int registers_k(int config, int pack_elems) {
-  const int cap = pack_elems >= 32 ? 1 : 32 / pack_elems;
+  const int values = registers_configs[config].values;
+  const int cap = pack_elems >= values ? 1 : values / pack_elems;
   return registers_configs[config].k < cap ? registers_configs[config].k : cap;
 }
 
@@ -81,17 +93,22 @@ inline constexpr store_policy row_store_policy_v = row_store_policy(StagedKernel
 /// per thread, so they need the CTAs: at 64 (8 CTAs of 128 threads per SM, against 6 at 80)
 /// bf16 rms_norm went from 90 to 100 % at 5120 columns and layer_norm from 67 to 79 %, despite
 /// a few spilled words (NOTES 19); residual-fusing ops hold two rows' raw packs and spill
-/// below ~128.
+/// below ~128. Wide rows (64 16-bit values per thread, wide_rows_rules) at 96: ten CTAs of 64
+/// threads per SM, the same bytes in flight as eight of 128 threads at 32 values; at 128 (eight
+/// CTAs, no spills) bf16 layer_norm lost 3-15 points against 96 (a few spilled words; NOTES 24a).
 struct register_budget {
   int plain_fp32;         // softmax, log_softmax on 4-byte elements
   int plain_16bit;        // softmax, log_softmax on 2-byte elements
   int with_params_fp32;   // layer_norm, rms_norm (weights loaded per pack) on 4-byte elements
   int with_params_16bit;  // the same on 2-byte elements
   int fused_residual;     // fused_add_rms_norm
+  int wide_16bit;         // rows of 64 values per thread (wide configs), any op that has them
 };
-inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128};
-constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes) {
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96};
+/// The budget of a kind of op holding `values` values per thread.
+constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes, int values = 32) {
   if (fuses_residual) return row_kernel_registers.fused_residual;
+  if (values > 32) return row_kernel_registers.wide_16bit;
   if (with_params)
     return elem_bytes >= 4 ? row_kernel_registers.with_params_fp32 : row_kernel_registers.with_params_16bit;
   return elem_bytes >= 4 ? row_kernel_registers.plain_fp32 : row_kernel_registers.plain_16bit;
@@ -111,8 +128,9 @@ constexpr int ctas_by_registers(int regs, int block, int regs_per_sm = 65536) {
 /// register file evenly get them for free: 384 threads hold two CTAs per SM at 64 registers and
 /// at 80 (bf16 layer_norm 12288 columns spilled ~100 bytes at 64, ptxas -v); 320 fp32 threads
 /// two at 80 and at 96.
-constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, int elem_bytes, int block) {
-  const int base = max_registers(fuses_residual, with_params, elem_bytes);
+constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, int elem_bytes, int block,
+                                       int values = 32) {
+  const int base = max_registers(fuses_residual, with_params, elem_bytes, values);
   const int ctas = ctas_by_registers(base, block);
   for (int regs = 128; regs > base; regs -= 8)
     if (ctas_by_registers(regs, block) >= ctas) return regs;
@@ -181,6 +199,48 @@ enum op_kind : unsigned {
   rms_norm_kind = 4u,
   fused_kind = 8u,
 };
+/// The kind of an op with these traits: weights (column_params), long rows staged (staged_op),
+/// matrices read per row (row_inputs: 2 for the residual-fusing op).
+constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_inputs) {
+  if (!column_params) return softmax_kind;
+  if (!staged_op) return layer_norm_kind;
+  return row_inputs == 2 ? fused_kind : rms_norm_kind;
+}
+
+/// Many rows of 16-bit elements held 64 values per thread (the wide configs: 8 packs of 8)
+/// instead of 32: half the threads per row, so the per-row work of each thread (its row set-up,
+/// the warp and block reductions, the weights' addresses) is spread over twice the values, while
+/// an SM still holds the same bytes in flight (ten CTAs of 64 threads at 96 registers against
+/// eight of 128 at 64). For the ops in `ops`, rows whose 32-value config would take more than
+/// above_block threads. Only where it applies exactly (plan.hpp wide_rows_plan): rows of 16-byte
+/// aligned packs that fill a wide config (G x 8 packs, every thread's packs whole: multiples of
+/// 2048 columns up to 16384), and more rows than one wave of its CTAs (with fewer, each row's
+/// latency decides, and it doubles with the values per thread: bf16 layer_norm 1 x 4096 2.3 ->
+/// 3.6 us, rms_norm 128 x 4096 2.1 -> 3.0 us). Rows that fill a wide config only partly
+/// (5120 columns over 96 threads: every thread takes the edge path) lost 30 points.
+/// Measured on the H200 (NOTES 24a, % of the probe's floor, 32 -> 64 values; bf16, fp16
+/// layer_norm alike):
+/// - layer_norm: 2048 88 -> 94, 4096 87 -> 92, 8192 84 -> 92, 12288 75 -> 89, 16384 70 -> 83
+///   (over 2 CTAs before); without weights 92 -> 97 at 8192, 81 -> 97 at 12288.
+/// - rms_norm, softmax: only past 256 threads (12288: 89 -> 95, 91 -> 96; 16384: 89 -> 93, 91 ->
+///   92); at 2048-8192 they lost 1-3 points.
+/// Not for fused_add_rms_norm (two rows' raw packs at its 128 registers) nor fp32 (32 values are
+/// already 8 packs).
+struct wide_rows_rule {
+  int elem_bytes;
+  unsigned ops;     // op_kind bits
+  int above_block;  // threads of the 32-value config above which the rule applies
+};
+inline constexpr wide_rows_rule wide_rows_rules[] = {
+    {2, layer_norm_kind, 0},
+    {2, softmax_kind | rms_norm_kind, 256},
+};
+/// Whether any rule can give ops of this kind and element size wide rows (which kernels exist).
+constexpr bool wide_rows_possible(int elem_bytes, unsigned kind) {
+  for (const wide_rows_rule& rule : wide_rows_rules)
+    if (rule.elem_bytes == elem_bytes && (rule.ops & kind) != 0) return true;
+  return false;
+}
 
 /// Many rows split over a cluster: each row over the smallest cluster (2..max_cluster CTAs) whose
 /// CTAs hold their segment in registers with at most max_block threads (or, `staged`, whose CTAs

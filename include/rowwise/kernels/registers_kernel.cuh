@@ -120,7 +120,7 @@ struct two_pass_storage<Op, G, Block, true> {
 /// allocation of the whole kernel: compiled into every launch, it cost layer_norm 2-6 points of
 /// the copy floor at shapes that never stage (bench/NOTES.md 21).
 template <class Op, class T, int N, int G, int K, int Block, bool Staged = false>
-__global__ void __maxnreg__(dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block))
+__global__ void __maxnreg__(dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, K * N))
 registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
   using value = typename Op::value;
