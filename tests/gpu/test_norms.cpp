@@ -793,7 +793,7 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
   };
   const int64_t many = dev.sm_count * 3 + 5;  // several rows per cluster: the pipeline wraps stages
   const staged_case cases[] = {
-      {dtype::bf16, 65536, many, contiguous()},       // 4 CTAs per row (fused: 8)
+      {dtype::bf16, 65536 - 8, many, contiguous()},   // 4 CTAs per row (fused: 8; 65536 is wide)
       {dtype::f32, 32768, 7, contiguous()},           // few rows: clusters spread over the GPU
       {dtype::f16, 131072 + 8, 5, strided(8)},        // 16-byte aligned stride; uneven segments
       {dtype::bf16, 40008, many, in_place()},         // 5001 packs: the last CTA's segment is shorter
@@ -831,11 +831,13 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
     }
 }
 
-TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 64 values per thread (layer_norm 2048-16384, rms_norm "
-          "past 256 threads; strides, in place, every optional argument)",
+TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 40-64 values per thread (layer_norm 1280-16384, rms_norm "
+          "past 256 threads, both over clusters of such segments up to 131072; strides, in place, every optional "
+          "argument)",
           "[gpu][norms]") {
-  // policy.hpp wide_rows_rules: rows that fill G threads x 8 packs of 8 exactly, more rows than
-  // one wave of the CTAs; misaligned rows, other widths and fused_add_rms_norm stay at 32 values.
+  // policy.hpp wide_rows_rules: rows (cluster segments) that fill G threads x 5-8 packs of 8
+  // exactly, more rows than one wave of the CTAs; misaligned rows, other widths and
+  // fused_add_rms_norm stay at 32 values.
   seeded_rng rng("norms wide rows");
   INFO(rng.describe());
   const auto dev = device_limits_now();
@@ -855,6 +857,12 @@ TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 64 values per thread (la
       {norm_op::layer_norm, dtype::bf16, 16384, strided(16), true},
       {norm_op::rms_norm, dtype::bf16, 12288, in_place(), true},
       {norm_op::rms_norm, dtype::f16, 16384, contiguous(), true},
+      {norm_op::layer_norm, dtype::bf16, 1536, strided(8), true},    // warps of 6 packs
+      {norm_op::layer_norm, dtype::f16, 2560, contiguous(), true},   // 64 x 5 packs
+      {norm_op::layer_norm, dtype::bf16, 7168, in_place(), true},    // 128 x 7 packs
+      {norm_op::layer_norm, dtype::bf16, 32768, contiguous(), true}, // 2 CTAs of 256 x 8, weights staged
+      {norm_op::layer_norm, dtype::f16, 24576, in_place(), true},    // 2 CTAs of 192 x 8
+      {norm_op::rms_norm, dtype::bf16, 65536, strided(8), true},     // 4 CTAs of 256 x 8
       {norm_op::rms_norm, dtype::bf16, 8192, contiguous(), false},              // 256 threads: narrow
       {norm_op::layer_norm, dtype::bf16, 4096, offset_both(1), false},          // a head pack
       {norm_op::fused_add_rms_norm, dtype::bf16, 4096, contiguous(), false},  // two inputs
@@ -864,6 +872,7 @@ TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 64 values per thread (la
     // The row count that makes layer_norm's plan wide at this width (rms_norm's past 256
     // threads is the same), so that the negative cases run at the same rows.
     const int64_t rows = rows_for_wide(wc.t, wc.cols, contiguous(), dev, traits_of(norm_op::layer_norm));
+    if (!dev.clusters && wc.cols > 16384) continue;  // wide clusters need them
     REQUIRE(rows > 0);
     norm_case c;
     c.op = wc.op;
@@ -1230,16 +1239,18 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     run_case(c, rng);
   }
   // Many 16-bit rows held 64 values per thread (policy.hpp wide_rows_rules): 256 threads, the
-  // fewest CTAs a wide plan has.
-  for (norm_op op : {norm_op::layer_norm, norm_op::rms_norm}) {
+  // fewest CTAs a wide plan has; and layer_norm over a cluster of 2 such CTAs, weights staged.
+  const std::pair<norm_op, int64_t> wide_picks[] = {
+      {norm_op::layer_norm, 16384}, {norm_op::rms_norm, 16384}, {norm_op::layer_norm, dev.clusters ? 32768 : 16384}};
+  for (const auto& [op, cols] : wide_picks) {
     norm_case c;
     c.op = op;
     c.t = dtype::bf16;
-    c.cols = 16384;
+    c.cols = cols;
     c.rows = rows_for_wide(c.t, c.cols, contiguous(), dev, traits_of(op));
     REQUIRE(c.rows > 0);
     c.stream = stream.get();
-    combo(c, (k++ * 5) % 16);
+    combo(c, (k++ * 5) % 16 & ~1);  // with a weight (staged over the cluster)
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
     INFO(describe(pl));
     CHECK(is_wide(pl));

@@ -85,11 +85,16 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
         return "G * K < segment_packs: the registers cannot hold the segment";
       if (pl.packs_per_thread * n > 64) return "K * N > 64 values per thread";
       if (c.values > 32) {
-        // Wide rows (wide_rows_plan): 16-byte packs filling the config exactly, never staged.
+        // Wide rows (wide_rows_plan): 16-byte packs filling the config (each cluster segment)
+        // exactly; a column stage only over a cluster; only configs that are compiled.
         if (p.elem_bytes != 2 || n != 8 || p.head != 0) return "wide config for other than aligned 16-bit packs";
-        if (static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread != packs || pl.cluster != 1)
-          return "wide config that the row does not fill exactly";
-        if (pl.dynamic_smem != 0) return "wide config with a column stage";
+        if (static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread != pl.segment_packs ||
+            pl.segment_packs * pl.cluster != packs)
+          return "wide config that the row (its segments) does not fill exactly";
+        if (pl.dynamic_smem != 0 && pl.cluster == 1) return "one-CTA wide config with a column stage";
+        const unsigned kind = dsp::op_kind_of(p);
+        if (!dsp::wide_config_reachable(pl.config, p.elem_bytes, kind, pl.dynamic_smem > 0))
+          return "wide config that launch.cuh does not compile for this op";
       }
       if (pl.cluster > 1 && pl.threads_per_row != pl.block) return "a split row must be a whole-block row";
       if (pl.cluster == 1 && static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread < packs)
@@ -306,15 +311,16 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
     return dsp::plan_rows(p, dev);
   };
   const dsp::device_limits h200 = h200_like();
-  // bf16 65536: 128 KiB per row, segments of 32 KiB over a cluster of 4 (two inputs: 8).
-  dsp::plan pl = plan(h200, 65536, 2, 0, true, 1);
+  // bf16 65528: 128 KiB per row, segments of 32 KiB over a cluster of 4 (two inputs, 65536:
+  // 8). (rms_norm's 65536 goes over 4 CTAs of 256 x 64 values: wide_rows_rules.)
+  dsp::plan pl = plan(h200, 65536 - 8, 2, 0, true, 1);
   CHECK(pl.kind == dsp::strategy::staged);
   CHECK(pl.cluster == 4);
   pl = plan(h200, 65536, 2, 0, true, 2);
   CHECK(pl.kind == dsp::strategy::staged);
   CHECK(pl.cluster == 8);
   // Not staged: ops that did not choose it, misaligned rows, rows that L2 serves, no sm_90.
-  CHECK(plan(h200, 65536, 2, 0, false, 1).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 65536 + 8, 2, 0, false, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 65536, 2, 1, true, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 65536 + 3, 2, 0, true, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 32768, 2, 0, true, 1).kind != dsp::strategy::staged);
@@ -410,7 +416,8 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
            // (12288 and 16384 fill a wide config: one CTA of 192 / 256 threads x 64 values)
            expect{2, 12296, false, true, 2, 224}, expect{2, 16392, false, true, 2, 288},
            expect{2, 12288, false, true, 1, 192}, expect{2, 16384, false, true, 1, 256},
-           expect{2, 20480, false, true, 2, 320}, expect{2, 24576, false, true, 0, 0},
+           // (20480 and 24576 over 2 CTAs of 160 / 192 threads x 64 values: wide_rows_rules)
+           expect{2, 20480 - 8, false, true, 2, 320}, expect{2, 24576 + 8, false, true, 0, 0},
            // 16-bit rms_norm: none (but wide rows)
            expect{2, 16392, true, true, 0, 0}, expect{2, 12280, true, true, 1, 384},
            expect{2, 16384, true, true, 1, 256}, expect{2, 12288, true, true, 1, 192}}) {
@@ -469,9 +476,9 @@ TEST_CASE("plan_rows: many long rows stream over a cluster of up to 16 CTAs of 6
     int cluster;
   };
   // layer_norm-like (weights, never staged), past the registers rules (fp32 up to 512 KiB, 16-bit
-  // up to 2 x 320 threads).
+  // up to 2 x 320 threads, or segments that fill a wide config: 24576, 32768, 65536).
   for (const expect e : {expect{4, 152064, 8}, expect{4, 262144, 16}, expect{4, 1 << 20, 16},
-                         expect{2, 24576, 1}, expect{2, 32768, 1}, expect{2, 65536, 2}, expect{2, 152064, 4},
+                         expect{2, 24576 + 8, 1}, expect{2, 32768 + 8, 1}, expect{2, 65536 + 8, 2}, expect{2, 152064, 4},
                          expect{2, 262144, 8}}) {
     const int n = 16 / e.elem_bytes;
     const dsp::plan pl = plan(h200, 100000, e.cols, e.elem_bytes, n, 0, false, true);
@@ -674,8 +681,49 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
     fused.row_inputs = 2;
     CHECK_FALSE(wide(dsp::plan_rows(fused, h200)));
   }
-  CHECK_FALSE(wide(plan(100000, 5120, false, true)));   // 640 packs: no G x 8 fits exactly
-  CHECK_FALSE(wide(plan(100000, 18432, false, true)));  // 288 threads: past the wide configs
+  // 5-7 packs per thread on 32, 64 or 128 threads (layer_norm only: softmax / rms_norm there take
+  // at most 224 threads of 32 values).
+  for (int g : {32, 64, 128})
+    for (int k : {5, 6, 7}) {
+      const int64_t cols = int64_t{g} * k * 8;
+      INFO("cols " << cols);
+      const dsp::plan ln = plan(100000, cols, false, true);
+      CHECK(wide(ln));
+      CHECK(ln.threads_per_row * ln.packs_per_thread * 8 == cols);
+      CHECK(ln.dynamic_smem == 0);
+      CHECK_FALSE(wide(plan(100000, cols, true, true)));
+      CHECK_FALSE(wide(plan(100000, cols, true, false)));
+    }
+  CHECK(plan(100000, 5120, false, true).threads_per_row == 128);  // 128 x 5, not 96 x 8 partly
+  CHECK_FALSE(wide(plan(100000, 5120 + 8, false, true)));
+  // Rows past one wide CTA: layer_norm and rms_norm over the smallest cluster (<= 8) whose
+  // segments fill a wide config of >= 128 threads x 8 packs; not softmax, not partly filled.
+  struct split {
+    int64_t cols;
+    int cluster;
+    int g;
+  };
+  for (const split sp : {split{20480, 2, 160}, split{24576, 2, 192}, split{32768, 2, 256}, split{40960, 4, 160},
+                         split{65536, 4, 256}, split{131072, 8, 256}}) {
+    INFO("cols " << sp.cols);
+    for (bool rms : {false, true}) {
+      const dsp::plan pl = plan(100000, sp.cols, rms, true);
+      CHECK(wide(pl));
+      CHECK(pl.cluster == sp.cluster);
+      CHECK(pl.threads_per_row == sp.g);
+      CHECK(pl.packs_per_thread == 8);
+      CHECK(pl.persistent);
+    }
+    CHECK_FALSE(wide(plan(100000, sp.cols, true, false)));
+    CHECK_FALSE(wide(plan(100000, sp.cols + 8, false, true)));
+    CHECK_FALSE(wide(plan_for(a100_like(), 100000, sp.cols, 2, 8, 0, false, true)));  // no clusters
+  }
+  CHECK_FALSE(wide(plan(100000, 18432, false, true)));   // 2304 packs: no cluster of 128-256 x 8 fits
+  CHECK_FALSE(wide(plan(100000, 262144, false, true)));  // past 8 x 256 threads
+  // A wide cluster needs more rows than one wave of its CTAs too (65536: 4 x 256 threads, two
+  // CTAs per SM).
+  CHECK_FALSE(wide(plan(2 * h200.sm_count / 4, 65536, false, true)));
+  CHECK(wide(plan(2 * h200.sm_count / 4 + 1, 65536, false, true)));
   // More rows than one wave: 4096 columns, 64 threads at 96 registers, ten CTAs per SM.
   const int64_t wave = int64_t{10} * h200.sm_count;
   CHECK_FALSE(wide(plan(wave, 4096, false, true)));

@@ -30,10 +30,9 @@ inline constexpr unsigned op_kind_v =
 template <class Op, class T, int N, bool Staged, int I>
 constexpr row_kernel_fn<Op, T> registers_instance() {
   constexpr registers_config c = registers_configs[I];
-  // Wide configs are compiled only where the plan can choose them (wide_rows_plan: a rule names
-  // the op and element size, 16-byte packs, more than one wave, so never with a column stage).
-  if constexpr (c.values > 32 && (Staged || N * sizeof(T) != 16 ||
-                                  !wide_rows_possible(static_cast<int>(sizeof(T)), op_kind_v<Op>)))
+  // Wide configs are compiled only where the plan can choose them (wide_config_reachable).
+  if constexpr (c.values > 32 &&
+                (N * sizeof(T) != 16 || !wide_config_reachable(I, static_cast<int>(sizeof(T)), op_kind_v<Op>, Staged)))
     return nullptr;
   else
     return &kernels::registers_kernel<Op, T, N, c.g, registers_k(I, N), c.block, Staged>;

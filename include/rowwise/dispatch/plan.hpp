@@ -239,28 +239,61 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
   return plan{};
 }
 
-/// Many rows held 64 values per thread (policy.hpp: wide_rows_rules); an invalid plan when no
-/// rule applies. narrow_block: the threads of the 32-value config that would hold the row.
-/// Only rows that fill a wide config exactly (known head 0, whole packs: every thread takes the
-/// branch-free path) and more than one wave of its CTAs; such a grid never stages its weights
-/// (column_stage_pays: one wave at most).
-constexpr plan wide_rows_plan(const problem& p, const device_limits& dev, int64_t packs, int narrow_block) {
-  if (p.pack_elems * p.elem_bytes != 16 || p.head != 0 || p.cols % p.pack_elems != 0) return plan{};
-  bool applies = false;
-  for (const wide_rows_rule& rule : wide_rows_rules)
-    applies = applies || (rule.elem_bytes == p.elem_bytes && (rule.ops & op_kind_of(p)) != 0 &&
-                          narrow_block > rule.above_block);
-  if (!applies) return plan{};
+/// The wide config (policy.hpp: wide_rows_rules) whose G x K packs are exactly `packs`, with at
+/// least min_g threads and, if k8_only, 8 packs per thread; -1 when none.
+constexpr int exact_wide_config(int64_t packs, int n, int min_g, bool k8_only) {
   for (int i = narrow_registers_config_count; i < registers_config_count; ++i) {
     const registers_config& c = registers_configs[i];
-    const int k = registers_k(i, p.pack_elems);
-    if (static_cast<int64_t>(c.g) * k != packs) continue;
-    const int per_sm = row_kernel_ctas_per_sm(p, dev, c.block, k * p.pack_elems);
-    const int64_t one_wave = static_cast<int64_t>(per_sm) * dev.sm_count * (c.block / c.g);  // rows
-    if (per_sm <= 0 || p.rows <= one_wave) return plan{};
-    return make_registers_plan(p, dev, i, 1, packs);
+    const int k = registers_k(i, n);
+    if (c.g >= min_g && (!k8_only || k == 8) && static_cast<int64_t>(c.g) * k == packs) return i;
+  }
+  return -1;
+}
+
+/// Many 16-bit rows held 40-64 values per thread (policy.hpp: wide_rows_rules); an invalid plan
+/// when no rule applies. narrow_block: the threads of the 32-value config that would hold the
+/// row (more than an SM holds when none does). Rows that fill a wide config exactly (known head
+/// 0, whole packs: every thread takes the branch-free path) take one CTA each; rows past the
+/// largest, a cluster whose segments fill one. Only with more rows than one wave of CTAs: so a
+/// one-CTA wide plan never stages its weights (column_stage_pays: one wave at most); a
+/// clustered one (persistent) may.
+constexpr plan wide_rows_plan(const problem& p, const device_limits& dev, int64_t packs, int narrow_block) {
+  if (p.pack_elems * p.elem_bytes != 16 || p.head != 0 || p.cols % p.pack_elems != 0) return plan{};
+  for (const wide_rows_rule& rule : wide_rows_rules) {
+    if (rule.elem_bytes != p.elem_bytes || (rule.ops & op_kind_of(p)) == 0 || narrow_block <= rule.above_block)
+      continue;
+    for (int c = 1; c <= rule.max_cluster; c *= 2) {
+      if (c > 1 && !dev.clusters) break;
+      if (packs % c != 0) continue;
+      const int cfg = exact_wide_config(packs / c, p.pack_elems, c > 1 ? wide_cluster_min_threads : 1, c > 1);
+      if (cfg < 0) continue;
+      const registers_config& wc = registers_configs[cfg];
+      const int per_sm = row_kernel_ctas_per_sm(p, dev, wc.block, registers_k(cfg, p.pack_elems) * p.pack_elems);
+      const int64_t one_wave = static_cast<int64_t>(per_sm) * dev.sm_count;  // CTAs
+      if (per_sm <= 0 || ceil_div(p.rows, wc.block / wc.g) * c <= one_wave) return plan{};
+      return make_registers_plan(p, dev, cfg, c, packs / c);
+    }
   }
   return plan{};
+}
+
+/// Whether wide_rows_plan can choose registers config `config` for ops of this kind and element
+/// size (16-byte packs), with or without a column stage: only these wide kernels are compiled
+/// (launch.cuh). One CTA per row: where the row's 32-value config has more threads than a rule's
+/// above_block, never staged (more than one wave); cluster segments: 8 packs on at least
+/// wide_cluster_min_threads threads, staged or not.
+constexpr bool wide_config_reachable(int config, int elem_bytes, unsigned kind, bool staged) {
+  const registers_config& c = registers_configs[config];
+  const int n = 16 / elem_bytes;
+  const int k = registers_k(config, n);
+  const int narrow = first_registers_config(static_cast<int64_t>(c.g) * k, n, 1);
+  const int narrow_block = narrow >= 0 ? registers_configs[narrow].block : max_threads_per_sm;
+  for (const wide_rows_rule& rule : wide_rows_rules) {
+    if (rule.elem_bytes != elem_bytes || (rule.ops & kind) == 0) continue;
+    if (!staged && narrow_block > rule.above_block) return true;
+    if (rule.max_cluster > 1 && k == 8 && c.g >= wide_cluster_min_threads) return true;
+  }
+  return false;
 }
 
 /// CTAs per row for many rows that stream (policy.hpp: streaming_*): the most, up to
@@ -289,7 +322,8 @@ constexpr int staged_wide_cluster(const problem& p, const device_limits& dev, in
 /// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
 ///    (each CTA then holds a segment in registers); many 16-bit rows that fill a wide config
-///    (64 values per thread) where a rule of wide_rows_rules says so; many rows that a rule of
+///    (40-64 values per thread; longer ones over a cluster of such segments) where a rule of
+///    wide_rows_rules says so; many rows that a rule of
 ///    clustered_rows_rules splits although one CTA holds them (16-bit softmax on more than 256
 ///    threads; 16-bit fused_add_rms_norm rows on more than 256 threads, staged): over that
 ///    rule's cluster;
@@ -316,8 +350,9 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     if (cfg >= 0) return make_registers_plan(p, dev, cfg, spread, segment);
   } else {
     const int cfg = first_registers_config(packs, n, 1);
-    // Many rows of 16-bit elements held 64 values per thread where a rule says so (also rows
-    // past one CTA's 32-value registers: more threads than an SM holds stand for those).
+    // Many rows of 16-bit elements held 40-64 values per thread where a rule says so (rows past
+    // one CTA's 32-value registers, for which more threads than an SM holds stand, also over a
+    // cluster).
     const int narrow_block = cfg >= 0 ? registers_configs[cfg].block : max_threads_per_sm;
     if (const plan wide = wide_rows_plan(p, dev, packs, narrow_block); wide.valid) return wide;
     if (cfg >= 0) {

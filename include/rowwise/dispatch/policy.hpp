@@ -38,17 +38,21 @@ inline constexpr registers_config registers_configs[] = {
     {32, 4, 128},  {32, 6, 128},  {32, 8, 128},  {64, 8, 64},   {96, 8, 96},   {128, 8, 128},
     {160, 8, 160}, {192, 8, 192}, {224, 8, 224}, {256, 8, 256}, {288, 8, 288}, {320, 8, 320},
     {352, 8, 352}, {384, 8, 384},
-    // Wide rows (wide_rows_rules below; never chosen by capacity): 64 values per thread, 8 packs
-    // of 16-bit elements, for rows of 2048 to 16384 columns that fill them exactly.
-    {32, 8, 128, 64}, {64, 8, 64, 64},   {96, 8, 96, 64},   {128, 8, 128, 64},
+    // Wide rows (wide_rows_rules below; never chosen by capacity, only where a row or a
+    // cluster segment fills one exactly): 8 packs of 16-bit elements (64 values) per thread for
+    // 2048 x k columns up to 16384, and 5-7 packs on 32, 64 or 128 threads for 1280-1792,
+    // 2560-3584 and 5120-7168 columns. The first that fits wins.
+    {32, 8, 128, 64},  {64, 8, 64, 64},   {96, 8, 96, 64},   {128, 8, 128, 64},
     {160, 8, 160, 64}, {192, 8, 192, 64}, {224, 8, 224, 64}, {256, 8, 256, 64},
+    {32, 5, 128, 40},  {32, 6, 128, 48},  {32, 7, 128, 56},  {64, 5, 64, 40},
+    {64, 6, 64, 48},   {64, 7, 64, 56},   {128, 5, 128, 40}, {128, 6, 128, 48}, {128, 7, 128, 56},
 };
 inline constexpr int registers_config_count =
     static_cast<int>(sizeof(registers_configs) / sizeof(registers_configs[0]));
 /// The configs of 32 values per thread, which the plan chooses by capacity, come first.
 inline constexpr int narrow_registers_config_count = 20;
 static_assert(registers_configs[narrow_registers_config_count - 1].values == 32 &&
-                  registers_configs[narrow_registers_config_count].values == 64,
+                  registers_configs[narrow_registers_config_count].values > 32,
               "narrow configs first, then the wide ones");
 
 /// Packs per thread of a config for packs of `pack_elems` values: the table's k, capped at the
@@ -96,19 +100,22 @@ inline constexpr store_policy row_store_policy_v = row_store_policy(StagedKernel
 /// below ~128. Wide rows (64 16-bit values per thread, wide_rows_rules) at 96: ten CTAs of 64
 /// threads per SM, the same bytes in flight as eight of 128 threads at 32 values; at 128 (eight
 /// CTAs, no spills) bf16 layer_norm lost 3-15 points against 96 (a few spilled words; NOTES 24a).
+/// Rows of 40-48 values per thread (5-6 packs) at 80.
 struct register_budget {
   int plain_fp32;         // softmax, log_softmax on 4-byte elements
   int plain_16bit;        // softmax, log_softmax on 2-byte elements
   int with_params_fp32;   // layer_norm, rms_norm (weights loaded per pack) on 4-byte elements
   int with_params_16bit;  // the same on 2-byte elements
   int fused_residual;     // fused_add_rms_norm
-  int wide_16bit;         // rows of 64 values per thread (wide configs), any op that has them
+  int wide_16bit;         // rows of 49-64 values per thread (wide configs), any op that has them
+  int wide_16bit_48;      // rows of 33-48 values per thread (wide configs of 5-6 packs)
 };
-inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96};
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 80};
 /// The budget of a kind of op holding `values` values per thread.
 constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes, int values = 32) {
   if (fuses_residual) return row_kernel_registers.fused_residual;
-  if (values > 32) return row_kernel_registers.wide_16bit;
+  if (values > 48) return row_kernel_registers.wide_16bit;
+  if (values > 32) return row_kernel_registers.wide_16bit_48;
   if (with_params)
     return elem_bytes >= 4 ? row_kernel_registers.with_params_fp32 : row_kernel_registers.with_params_16bit;
   return elem_bytes >= 4 ? row_kernel_registers.plain_fp32 : row_kernel_registers.plain_16bit;
@@ -207,41 +214,46 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
   return row_inputs == 2 ? fused_kind : rms_norm_kind;
 }
 
-/// Many rows of 16-bit elements held 64 values per thread (the wide configs: 8 packs of 8)
-/// instead of 32: half the threads per row, so the per-row work of each thread (its row set-up,
-/// the warp and block reductions, the weights' addresses) is spread over twice the values, while
-/// an SM still holds the same bytes in flight (ten CTAs of 64 threads at 96 registers against
-/// eight of 128 at 64). For the ops in `ops`, rows whose 32-value config would take more than
-/// above_block threads. Only where it applies exactly (plan.hpp wide_rows_plan): rows of 16-byte
-/// aligned packs that fill a wide config (G x 8 packs, every thread's packs whole: multiples of
-/// 2048 columns up to 16384), and more rows than one wave of its CTAs (with fewer, each row's
-/// latency decides, and it doubles with the values per thread: bf16 layer_norm 1 x 4096 2.3 ->
-/// 3.6 us, rms_norm 128 x 4096 2.1 -> 3.0 us). Rows that fill a wide config only partly
-/// (5120 columns over 96 threads: every thread takes the edge path) lost 30 points.
-/// Measured on the H200 (NOTES 24a, % of the probe's floor, 32 -> 64 values; bf16, fp16
-/// layer_norm alike):
-/// - layer_norm: 2048 88 -> 94, 4096 87 -> 92, 8192 84 -> 92, 12288 75 -> 89, 16384 70 -> 83
-///   (over 2 CTAs before); without weights 92 -> 97 at 8192, 81 -> 97 at 12288.
-/// - rms_norm, softmax: only past 256 threads (12288: 89 -> 95, 91 -> 96; 16384: 89 -> 93, 91 ->
-///   92); at 2048-8192 they lost 1-3 points.
+/// Many rows of 16-bit elements held 40-64 values per thread (the wide configs: 5-8 packs of 8)
+/// instead of 32: fewer threads per row, so the per-row work of each thread (its row set-up, the
+/// warp and block reductions, the weights' addresses) is spread over more values, while an SM
+/// still holds the same bytes in flight (ten CTAs of 64 threads x 64 values at 96 registers
+/// against eight of 128 x 32 at 64). Only where it applies exactly (plan.hpp wide_rows_plan):
+/// 16-byte aligned rows that fill a wide config (G x K packs, every thread's packs whole), and
+/// more rows than one wave of its CTAs (with fewer, each row's latency decides, and it grows
+/// with the values per thread: bf16 layer_norm 1 x 4096 2.3 -> 3.6 us, rms_norm 128 x 4096
+/// 2.1 -> 3.0 us). For the ops in `ops`: rows whose 32-value config would take more than
+/// above_block threads (one CTA per row); and rows past one CTA's registers (more than 256 x 64
+/// values), with max_cluster > 1, split over the smallest cluster of up to max_cluster CTAs
+/// whose segments fill a wide config of at least wide_cluster_min_threads threads.
+/// Measured on the H200 (% of the probe's floor, 32 values -> wide; bf16, fp16 alike):
+/// - layer_norm (NOTES 24a, 24c): 2048 88 -> 94, 2560 67 -> 91 (64 x 5 packs), 3584 70 -> 92,
+///   4096 87 -> 92, 5120 86 -> 89 (128 x 5), 7168 83 -> 91, 8192 84 -> 92, 12288 75 -> 89, 16384
+///   70 -> 83 (over 2 CTAs before); over clusters 32768 69 -> 81 (2 x 256), 65536 65 -> 73
+///   (4 x 256; streaming before). Rows that fill a wide config only partly (5120 over 96 x 8)
+///   lost 30 points: every thread takes the edge path.
+/// - rms_norm past 256 threads: 12288 89 -> 95, 16384 89 -> 93; over clusters 32768 87 -> 90,
+///   65536 83 -> 90 (staged before); at 2048-8192 one CTA lost 1-3 points.
+/// - softmax / log_softmax past 256 threads: 12288 91 -> 96, 16384 91 -> 92; over clusters
+///   65536 86 -> 84 (4 x 256 against 8 x 256 x 32 values): not split.
+/// - a bf16 pair converted by a shift and a mask (2 instructions, not 3) lost up to 16 points for
+///   layer_norm (ptxas's allocation again; NOTES 24c).
 /// Not for fused_add_rms_norm (two rows' raw packs at its 128 registers) nor fp32 (32 values are
 /// already 8 packs).
 struct wide_rows_rule {
   int elem_bytes;
   unsigned ops;     // op_kind bits
-  int above_block;  // threads of the 32-value config above which the rule applies
+  int above_block;  // threads of the 32-value config above which one CTA per row applies
+  int max_cluster;  // rows past one wide CTA over up to this many CTAs (1: not split)
 };
 inline constexpr wide_rows_rule wide_rows_rules[] = {
-    {2, layer_norm_kind, 0},
-    {2, softmax_kind | rms_norm_kind, 256},
+    {2, layer_norm_kind, 0, 8},
+    {2, rms_norm_kind, 256, 8},
+    {2, softmax_kind, 256, 1},
 };
-/// Whether any rule can give ops of this kind and element size wide rows (which kernels exist).
-constexpr bool wide_rows_possible(int elem_bytes, unsigned kind) {
-  for (const wide_rows_rule& rule : wide_rows_rules)
-    if (rule.elem_bytes == elem_bytes && (rule.ops & kind) != 0) return true;
-  return false;
-}
-
+/// Wide cluster segments are held by at least this many threads (they stage their weights:
+/// fewer configs compiled with a column stage).
+inline constexpr int wide_cluster_min_threads = 128;
 /// Many rows split over a cluster: each row over the smallest cluster (2..max_cluster CTAs) whose
 /// CTAs hold their segment in registers with at most max_block threads (or, `staged`, whose CTAs
 /// stage it in shared memory within staged_segment_bytes: staged_kernel), for rows of
