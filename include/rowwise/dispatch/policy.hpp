@@ -58,7 +58,7 @@ static_assert(registers_configs[narrow_registers_config_count - 1].values == 32 
 /// Packs per thread of a config for packs of `pack_elems` values: the table's k, capped at the
 /// config's values per thread. 32 in general: 64 bf16 values took 128-158 registers (ptxas -v) in
 /// the first kernels, which left 12 warps per SM; 32 values keep it near 64-80. The wide configs
-/// hold 64 (wide_rows_rules).
+/// hold 40-64 (wide_rows_rules, at their own register budget).
 constexpr int registers_k(int config, int pack_elems) {
   const int values = registers_configs[config].values;
   const int cap = pack_elems >= values ? 1 : values / pack_elems;
