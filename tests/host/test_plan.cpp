@@ -185,7 +185,7 @@ void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, i
 }
 
 dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int n, int head,
-                   bool staged_op = false, bool column_params = false, weights_desc w = {}) {
+                   bool staged_op = false, bool column_params = false, weights_desc w = {}, int row_inputs = 1) {
   dsp::problem p;
   p.rows = rows;
   p.cols = cols;
@@ -196,7 +196,13 @@ dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, in
   p.column_params = column_params || w.count > 0;
   p.column_param_count = w.count;
   p.column_param_bytes = w.bytes;
+  p.row_inputs = row_inputs;
   return dsp::plan_rows(p, dev);
+}
+
+/// fused_add_rms_norm's plan (two inputs per row, weights, long rows staged).
+dsp::plan fused_plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes) {
+  return plan_for(dev, rows, cols, elem_bytes, 16 / elem_bytes, 0, true, true, {}, 2);
 }
 
 }  // namespace
@@ -445,18 +451,7 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
   CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(13000, 8, 0));
   // Not: fused_add_rms_norm (two inputs), one-element packs, no clusters, few rows (spread over the
   // GPU instead).
-  {
-    dsp::problem p;
-    p.rows = 100000;
-    p.cols = 32768;
-    p.elem_bytes = 4;
-    p.pack_elems = 4;
-    p.head = 0;
-    p.staged_op = true;
-    p.column_params = true;
-    p.row_inputs = 2;
-    CHECK(dsp::plan_rows(p, h200).kind == dsp::strategy::staged);
-  }
+  CHECK(fused_plan_for(h200, 100000, 32768, 4).kind == dsp::strategy::staged);
   CHECK(plan(h200, 100000, 32768, 4, 1, 0, true, false).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 100000, 16384, 2, 1, 0, true, false).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 100000, 12288, 2, 1, 0, true, false).cluster == 1);
@@ -670,16 +665,7 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
     CHECK_FALSE(wide(plan_for(h200, 100000, cols, 4, 4, 0, false, true)));
     CHECK_FALSE(wide(plan(100000, cols + 8, false, true)));
     CHECK_FALSE(wide(plan(100000, cols - 8, false, true)));
-    dsp::problem fused;
-    fused.rows = 100000;
-    fused.cols = cols;
-    fused.elem_bytes = 2;
-    fused.pack_elems = 8;
-    fused.head = 0;
-    fused.staged_op = true;
-    fused.column_params = true;
-    fused.row_inputs = 2;
-    CHECK_FALSE(wide(dsp::plan_rows(fused, h200)));
+    CHECK_FALSE(wide(fused_plan_for(h200, 100000, cols, 2)));
   }
   // 5-7 packs per thread on 32, 64 or 128 threads (layer_norm only: softmax / rms_norm there take
   // at most 224 threads of 32 values).
