@@ -863,6 +863,8 @@ TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 40-64 values per thread 
       {norm_op::layer_norm, dtype::bf16, 1536, strided(8), true},    // warps of 6 packs
       {norm_op::layer_norm, dtype::f16, 2560, contiguous(), true},   // 64 x 5 packs
       {norm_op::layer_norm, dtype::bf16, 7168, in_place(), true},    // 128 x 7 packs
+      {norm_op::layer_norm, dtype::f16, 4608, strided(8), true},     // 96 x 6 packs
+      {norm_op::rms_norm, dtype::bf16, 9216, contiguous(), true},    // 192 x 6 packs
       {norm_op::layer_norm, dtype::bf16, 32768, contiguous(), true}, // 2 CTAs of 256 x 8, weights staged
       {norm_op::layer_norm, dtype::f16, 24576, in_place(), true},    // 2 CTAs of 192 x 8
       {norm_op::rms_norm, dtype::bf16, 65536, strided(8), true},     // 4 CTAs of 256 x 8

@@ -356,7 +356,8 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in register
   // Many 16-bit rows past 256 threads of 32 values that fill a wide config exactly: one CTA of
   // 64 values per thread (policy.hpp wide_rows_rules).
   const std::pair<dtype, std::pair<int64_t, call_layout>> wide_cases[] = {
-      {dtype::bf16, {12288, strided(8)}}, {dtype::f16, {16384, in_place()}}, {dtype::bf16, {10240, contiguous()}}};
+      {dtype::bf16, {12288, strided(8)}}, {dtype::f16, {16384, in_place()}}, {dtype::bf16, {10240, contiguous()}},
+      {dtype::f16, {9216, contiguous()}}};
   for (const auto& [t, shape] : wide_cases) {
     const auto& [cols, layout] = shape;
     const int64_t rows = rows_for_wide(t, cols, layout, dev, softmax_traits);

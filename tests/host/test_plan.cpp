@@ -681,6 +681,19 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
       CHECK_FALSE(wide(plan(100000, cols, true, false)));
     }
   CHECK(plan(100000, 5120, false, true).threads_per_row == 128);  // 128 x 5, not 96 x 8 partly
+  // 6 packs on 96 / 192 threads: 4608 (layer_norm only) and 9216 (also softmax / rms_norm: 32
+  // values would take 288 threads).
+  CHECK(wide(plan(100000, 4608, false, true)));
+  CHECK(plan(100000, 4608, false, true).threads_per_row == 96);
+  CHECK_FALSE(wide(plan(100000, 4608, true, true)));
+  for (bool staged_op : {false, true})
+    for (bool column_params : {false, true}) {
+      if (!staged_op && !column_params) continue;
+      const dsp::plan pl = plan(100000, 9216, staged_op, column_params);
+      CHECK(wide(pl));
+      CHECK(pl.threads_per_row == 192);
+      CHECK(pl.packs_per_thread == 6);
+    }
   CHECK_FALSE(wide(plan(100000, 5120 + 8, false, true)));
   // Rows past one wide CTA: layer_norm and rms_norm over the smallest cluster (<= 8) whose
   // segments fill a wide config of >= 128 threads x 8 packs; not softmax, not partly filled.

@@ -40,12 +40,14 @@ inline constexpr registers_config registers_configs[] = {
     {352, 8, 352}, {384, 8, 384},
     // Wide rows (wide_rows_rules below; never chosen by capacity, only where a row or a
     // cluster segment fills one exactly): 8 packs of 16-bit elements (64 values) per thread for
-    // 2048 x k columns up to 16384, and 5-7 packs on 32, 64 or 128 threads for 1280-1792,
-    // 2560-3584 and 5120-7168 columns. The first that fits wins.
+    // 2048 x k columns up to 16384, 5-7 packs on 32, 64 or 128 threads for 1280-1792, 2560-3584
+    // and 5120-7168 columns, and 6 packs on 96 / 192 threads (4608, 9216). The first that fits
+    // wins.
     {32, 8, 128, 64},  {64, 8, 64, 64},   {96, 8, 96, 64},   {128, 8, 128, 64},
     {160, 8, 160, 64}, {192, 8, 192, 64}, {224, 8, 224, 64}, {256, 8, 256, 64},
     {32, 5, 128, 40},  {32, 6, 128, 48},  {32, 7, 128, 56},  {64, 5, 64, 40},
     {64, 6, 64, 48},   {64, 7, 64, 56},   {128, 5, 128, 40}, {128, 6, 128, 48}, {128, 7, 128, 56},
+    {96, 6, 96, 48},   {192, 6, 192, 48},
 };
 inline constexpr int registers_config_count =
     static_cast<int>(sizeof(registers_configs) / sizeof(registers_configs[0]));
