@@ -232,11 +232,13 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
 /// - layer_norm (NOTES 24a, 24c): 2048 88 -> 94, 2560 67 -> 91 (64 x 5 packs), 3584 70 -> 92,
 ///   4096 87 -> 92, 5120 86 -> 89 (128 x 5), 7168 83 -> 91, 8192 84 -> 92, 12288 75 -> 89, 16384
 ///   70 -> 83 (over 2 CTAs before); over clusters 32768 69 -> 81 (2 x 256), 65536 65 -> 73
-///   (4 x 256; streaming before). Rows that fill a wide config only partly (5120 over 96 x 8)
-///   lost 30 points: every thread takes the edge path.
+///   (4 x 256; streaming before); 4608 72 -> 91, 9216 81 -> 88 (96 / 192 x 6 packs, NOTES 24i).
+///   Rows that fill a wide config only partly (5120 over 96 x 8) lost 30 points: every thread
+///   takes the edge path.
 /// - rms_norm past 256 threads: 12288 89 -> 95, 16384 89 -> 93; over clusters 32768 87 -> 90,
 ///   65536 83 -> 90 (staged before); at 2048-8192 one CTA lost 1-3 points.
-/// - softmax / log_softmax past 256 threads: 12288 91 -> 96, 16384 91 -> 92; over clusters
+/// - softmax / log_softmax past 256 threads: 9216 85 -> 98 (192 x 6), 12288 91 -> 96, 16384 91 ->
+///   92; over clusters
 ///   65536 86 -> 84 (4 x 256 against 8 x 256 x 32 values): not split.
 /// - a bf16 pair converted by a shift and a mask (2 instructions, not 3) lost up to 16 points for
 ///   layer_norm (ptxas's allocation again; NOTES 24c).
