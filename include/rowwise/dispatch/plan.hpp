@@ -239,6 +239,16 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
   return plan{};
 }
 
+/// The threads of 32-value registers config `cfg` (first_registers_config), or more than an SM
+/// holds when it is -1 (no CTA holds the row at 32 values): what wide_rows_rule::above_block
+/// compares.
+constexpr int narrow_block_for(int cfg) { return cfg >= 0 ? registers_configs[cfg].block : max_threads_per_sm; }
+
+/// Whether a wide-rows rule names ops of this kind and element size.
+constexpr bool wide_rule_names(const wide_rows_rule& rule, int elem_bytes, unsigned kind) {
+  return rule.elem_bytes == elem_bytes && (rule.ops & kind) != 0;
+}
+
 /// The wide config (policy.hpp: wide_rows_rules) whose G x K packs are exactly `packs`, with at
 /// least min_g threads and, if k8_only, 8 packs per thread; -1 when none.
 constexpr int exact_wide_config(int64_t packs, int n, int min_g, bool k8_only) {
@@ -252,7 +262,7 @@ constexpr int exact_wide_config(int64_t packs, int n, int min_g, bool k8_only) {
 
 /// Many 16-bit rows held 40-64 values per thread (policy.hpp: wide_rows_rules); an invalid plan
 /// when no rule applies. narrow_block: the threads of the 32-value config that would hold the
-/// row (more than an SM holds when none does). Rows that fill a wide config exactly (known head
+/// row (narrow_block_for). Rows that fill a wide config exactly (known head
 /// 0, whole packs: every thread takes the branch-free path) take one CTA each; rows past the
 /// largest, a cluster whose segments fill one. Only with more rows than one wave of CTAs: so a
 /// one-CTA wide plan never stages its weights (column_stage_pays: one wave at most); a
@@ -260,8 +270,7 @@ constexpr int exact_wide_config(int64_t packs, int n, int min_g, bool k8_only) {
 constexpr plan wide_rows_plan(const problem& p, const device_limits& dev, int64_t packs, int narrow_block) {
   if (p.pack_elems * p.elem_bytes != 16 || p.head != 0 || p.cols % p.pack_elems != 0) return plan{};
   for (const wide_rows_rule& rule : wide_rows_rules) {
-    if (rule.elem_bytes != p.elem_bytes || (rule.ops & op_kind_of(p)) == 0 || narrow_block <= rule.above_block)
-      continue;
+    if (!wide_rule_names(rule, p.elem_bytes, op_kind_of(p)) || narrow_block <= rule.above_block) continue;
     for (int c = 1; c <= rule.max_cluster; c *= 2) {
       if (c > 1 && !dev.clusters) break;
       if (packs % c != 0) continue;
@@ -286,10 +295,9 @@ constexpr bool wide_config_reachable(int config, int elem_bytes, unsigned kind, 
   const registers_config& c = registers_configs[config];
   const int n = 16 / elem_bytes;
   const int k = registers_k(config, n);
-  const int narrow = first_registers_config(static_cast<int64_t>(c.g) * k, n, 1);
-  const int narrow_block = narrow >= 0 ? registers_configs[narrow].block : max_threads_per_sm;
+  const int narrow_block = narrow_block_for(first_registers_config(static_cast<int64_t>(c.g) * k, n, 1));
   for (const wide_rows_rule& rule : wide_rows_rules) {
-    if (rule.elem_bytes != elem_bytes || (rule.ops & kind) == 0) continue;
+    if (!wide_rule_names(rule, elem_bytes, kind)) continue;
     if (!staged && narrow_block > rule.above_block) return true;
     if (rule.max_cluster > 1 && k == 8 && c.g >= wide_cluster_min_threads) return true;
   }
@@ -351,10 +359,8 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   } else {
     const int cfg = first_registers_config(packs, n, 1);
     // Many rows of 16-bit elements held 40-64 values per thread where a rule says so (rows past
-    // one CTA's 32-value registers, for which more threads than an SM holds stand, also over a
-    // cluster).
-    const int narrow_block = cfg >= 0 ? registers_configs[cfg].block : max_threads_per_sm;
-    if (const plan wide = wide_rows_plan(p, dev, packs, narrow_block); wide.valid) return wide;
+    // one CTA's 32-value registers also over a cluster).
+    if (const plan wide = wide_rows_plan(p, dev, packs, narrow_block_for(cfg)); wide.valid) return wide;
     if (cfg >= 0) {
       // Rows a rule splits although one CTA holds them (16-bit softmax or fused_add_rms_norm on
       // more than 256 threads).
