@@ -62,7 +62,10 @@ constexpr int64_t kLargeCols[] = {32, 128, 512, 1000, 1024, 2048, 4096, 8192, 16
 struct small_shape {
   int64_t rows, cols;
 };
-constexpr small_shape kSmallShapes[] = {{1, 4096}, {128, 4096}, {64, 32000}, {1, 152064}, {8, 152064}};
+// The issue's shapes, and few rows of a large vocabulary (a decode batch's logits: 32 x 65536, 16 x
+// 131072), which go over a doubled cluster in registers (dispatch/policy.hpp few_rows_doubling).
+constexpr small_shape kSmallShapes[] = {{1, 4096},    {128, 4096},  {64, 32000}, {1, 152064},
+                                        {8, 152064}, {32, 65536}, {16, 131072}};
 
 template <class T>
 void register_large() {

@@ -276,7 +276,8 @@ TEST_CASE("softmax/log_softmax: 0 rows is a successful no-op that touches nothin
     }
 }
 
-TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block cluster (1 and 8 x 152064)",
+TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block cluster (1 and 8 x 152064; 16-32 "
+          "rows of 32000-131072 over a doubled cluster)",
           "[gpu][softmax]") {
   seeded_rng rng("softmax few long rows");
   INFO(rng.describe());
@@ -297,6 +298,30 @@ TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block clus
         run_case({t, log, rows, 152064, contiguous(), row_kind::random, stream.get()}, rng);
         if (rows == 1) run_case({t, log, rows, 152064, offset_in_only(), row_kind::random, stream.get()}, rng);
       }
+  // Few rows whose spread cluster's segments are too long for registers: over twice that cluster
+  // in registers (policy.hpp few_rows_doubling), also where the spread was halved for short
+  // segments (bf16 32 x 32000) and with uneven segments.
+  struct doubled_case {
+    dtype t;
+    int64_t rows;
+    int64_t cols;
+    call_layout layout;
+    int cluster;
+  };
+  const doubled_case doubled[] = {{dtype::f32, 16, 131072, contiguous(), 16},
+                                  {dtype::bf16, 32, 65536, in_place(), 8},
+                                  {dtype::bf16, 32, 32000, strided(8), 4},
+                                  {dtype::f16, 24, 65536 + 8, contiguous(), 8},
+                                  {dtype::f32, 16, 131072 - 4, strided(4), 16}};
+  for (const doubled_case& dc : doubled) {
+    const auto p = plan_of(dc.t, dc.rows, dc.cols, dc.layout, dev);
+    INFO(describe(p));
+    if (dev.clusters) {
+      CHECK(p.kind == dsp::strategy::registers);
+      CHECK(p.cluster == dc.cluster);
+    }
+    for (bool log : {false, true}) run_case({dc.t, log, dc.rows, dc.cols, dc.layout, row_kind::random, stream.get()}, rng);
+  }
 }
 
 TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in registers, staged or streaming over "

@@ -144,27 +144,34 @@ struct sweep_result {
   std::string first;
 };
 
-/// Every cols in [1, max_cols] for one (rows, elem_bytes, pack, head) on dev.
 /// Per-column parameters of an op, as run_rows describes them to the plan.
 struct weights_desc {
   int count = 0;  // parameter vectors (layer_norm 2, rms_norm 1)
   int bytes = 0;  // bytes per element of each
 };
 
+/// A problem as run_rows describes it to the plan.
+dsp::problem plan_problem(int64_t rows, int64_t cols, int elem_bytes, int n, int head, bool staged_op, weights_desc w,
+                          int row_inputs) {
+  dsp::problem p;
+  p.rows = rows;
+  p.cols = cols;
+  p.elem_bytes = elem_bytes;
+  p.pack_elems = n;
+  p.head = head;
+  p.staged_op = staged_op;
+  p.column_params = w.count > 0;
+  p.column_param_count = w.count;
+  p.column_param_bytes = w.bytes;
+  p.row_inputs = row_inputs;
+  return p;
+}
+
+/// Every cols in [1, max_cols] for one (rows, elem_bytes, pack, head) on dev.
 void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, int head, int64_t max_cols,
            sweep_result& out, bool staged_op = false, int row_inputs = 1, weights_desc w = {}) {
   for (int64_t cols = 1; cols <= max_cols; ++cols) {
-    dsp::problem p;
-    p.rows = rows;
-    p.cols = cols;
-    p.elem_bytes = elem_bytes;
-    p.pack_elems = n;
-    p.head = head;
-    p.staged_op = staged_op;
-    p.row_inputs = row_inputs;
-    p.column_params = w.count > 0;
-    p.column_param_count = w.count;
-    p.column_param_bytes = w.bytes;
+    const dsp::problem p = plan_problem(rows, cols, elem_bytes, n, head, staged_op, w, row_inputs);
     const dsp::plan pl = dsp::plan_rows(p, dev);
     ++out.plans;
     const std::string err = plan_error(p, pl, dev);
@@ -186,17 +193,8 @@ void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, i
 
 dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int n, int head,
                    bool staged_op = false, bool column_params = false, weights_desc w = {}, int row_inputs = 1) {
-  dsp::problem p;
-  p.rows = rows;
-  p.cols = cols;
-  p.elem_bytes = elem_bytes;
-  p.pack_elems = n;
-  p.head = head;
-  p.staged_op = staged_op;
+  dsp::problem p = plan_problem(rows, cols, elem_bytes, n, head, staged_op, w, row_inputs);
   p.column_params = column_params || w.count > 0;
-  p.column_param_count = w.count;
-  p.column_param_bytes = w.bytes;
-  p.row_inputs = row_inputs;
   return dsp::plan_rows(p, dev);
 }
 
@@ -535,6 +533,57 @@ TEST_CASE("plan_rows: few long rows are split over a cluster on sm_90-like limit
     CHECK(a.cluster == 1);
     CHECK(a.valid);
   }
+}
+
+TEST_CASE("plan_rows: few rows whose spread segments no registers config holds go over twice the cluster in "
+          "registers where policy.hpp's few_rows_doubling says so",
+          "[host][plan]") {
+  const dsp::device_limits h200 = h200_like();
+  const weights_desc ln32{2, 4}, rms16{1, 2};
+  // The spread cluster's segment is too long for registers; the doubled one is held there.
+  struct expect {
+    int64_t rows, cols;
+    int elem_bytes;
+    bool staged_op;
+    weights_desc w;
+    int cluster;
+  };
+  const expect taken[] = {{16, 131072, 4, true, {}, 16},   {32, 65536, 2, true, {}, 8}, {32, 32000, 2, true, {}, 4},
+                          {32, 65536, 4, false, ln32, 8},  {16, 131072, 2, true, rms16, 16}};
+  for (const expect& e : taken) {
+    const int n = 16 / e.elem_bytes;
+    const int64_t packs = e.cols / n;
+    const int spread = dsp::spread_cluster(e.rows, packs, h200);
+    const dsp::plan pl = plan_for(h200, e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, false, e.w);
+    INFO(e.rows << " x " << e.cols << ", elem_bytes " << e.elem_bytes << ": spread " << spread << ", kind "
+                << static_cast<int>(pl.kind) << ", cluster " << pl.cluster);
+    CHECK(dsp::first_registers_config(dsp::ceil_div(packs, spread), n, 64) < 0);
+    CHECK(pl.kind == dsp::strategy::registers);
+    CHECK(pl.cluster == 2 * spread);
+    CHECK(pl.cluster == e.cluster);
+    CHECK(plan_error(plan_problem(e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, e.w, 1), pl, h200).empty());
+  }
+  // Not: a spread of 2 whose doubled clusters put two CTAs on an SM (64 x 32000, 48 x 40000),
+  // residual-fusing ops, one-element packs, devices without clusters.
+  CHECK(plan_for(h200, 64, 32000, 2, 8, 0, true).kind == dsp::strategy::cached);
+  CHECK(plan_for(h200, 64, 32000, 4, 4, 0, false, false, ln32).kind == dsp::strategy::cached);
+  CHECK(plan_for(h200, 48, 40000, 4, 4, 0, true).kind == dsp::strategy::cached);
+  CHECK(plan_for(h200, 48, 40000, 2, 8, 0, true, false, rms16).kind == dsp::strategy::staged);
+  const dsp::plan fused = fused_plan_for(h200, 16, 131072, 2);
+  CHECK_FALSE((fused.kind == dsp::strategy::registers && fused.cluster == 16));
+  const dsp::plan one_elem = plan_for(h200, 16, 131072, 4, 1, 0, true);
+  CHECK_FALSE((one_elem.kind == dsp::strategy::registers && one_elem.cluster == 16));
+  CHECK(plan_for(a100_like(), 16, 131072, 4, 4, 0, true).cluster == 1);
+  // Every width at the row counts the rule reaches stays a valid plan.
+  for (int64_t rows : {16, 24, 32})
+    for (int elem_bytes : {4, 2})
+      for (const weights_desc& w : {weights_desc{}, weights_desc{2, elem_bytes}, weights_desc{1, elem_bytes}}) {
+        sweep_result r;
+        sweep(h200, rows, elem_bytes, 16 / elem_bytes, 0, 300000, r, w.count != 2, 1, w);
+        INFO("rows " << rows << ", elem_bytes " << elem_bytes << ", weights " << w.count << ": " << r.plans
+                     << " plans; " << r.first);
+        CHECK(r.failures == 0);
+      }
 }
 
 TEST_CASE("plan_rows: the registers configs cover every width up to their capacity (smallest first)",

@@ -326,10 +326,24 @@ constexpr int staged_wide_cluster(const problem& p, const device_limits& dev, in
   return smem + static_smem_reserve <= static_cast<int64_t>(dev.max_smem_optin) ? c : 0;
 }
 
+/// Few rows whose spread cluster's segments no registers config holds: in registers over twice
+/// that cluster where policy.hpp's few_rows_doubling says so; an invalid plan otherwise.
+constexpr plan few_rows_doubled_plan(const problem& p, const device_limits& dev, int64_t packs, int spread) {
+  const int c = spread * 2;
+  // Measured for rows of 16-byte packs without a residual only.
+  if (!few_rows_doubling.enabled || c > max_cluster || p.pack_elems * p.elem_bytes != 16 || p.row_inputs != 1)
+    return plan{};
+  if (spread < few_rows_doubling.min_cluster && p.rows * c > dev.sm_count) return plan{};
+  const int64_t segment = ceil_div(packs, c);
+  const int cfg = first_registers_config(segment, p.pack_elems, 64);
+  return cfg >= 0 ? make_registers_plan(p, dev, cfg, c, segment) : plan{};
+}
+
 /// Choose how to run `p` on `dev`:
 /// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
-///    (each CTA then holds a segment in registers); many 16-bit rows that fill a wide config
+///    (each CTA then holds a segment in registers; where the segment is too long, over twice
+///    that cluster when policy.hpp's few_rows_doubling says so); many 16-bit rows that fill a wide config
 ///    (40-64 values per thread; longer ones over a cluster of such segments) where a rule of
 ///    wide_rows_rules says so; many rows that a rule of
 ///    clustered_rows_rules splits although one CTA holds them (16-bit softmax on more than 256
@@ -356,6 +370,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     const int64_t segment = ceil_div(packs, spread);
     const int cfg = first_registers_config(segment, n, 64);
     if (cfg >= 0) return make_registers_plan(p, dev, cfg, spread, segment);
+    if (const plan doubled = few_rows_doubled_plan(p, dev, packs, spread); doubled.valid) return doubled;
   } else {
     const int cfg = first_registers_config(packs, n, 1);
     // Many rows of 16-bit elements held 40-64 values per thread where a rule says so (rows past

@@ -332,6 +332,22 @@ inline constexpr int64_t min_packs_per_cluster_cta = 1024;
 /// columns over 16 CTAs then failed to launch (GPU boundary test, bench/NOTES.md 20).
 inline constexpr int64_t static_smem_reserve = 4 * 1024;
 
+/// Few rows (spread over a cluster, dispatch/plan.hpp) whose segments no registers config holds
+/// at the spread cluster: held in registers over twice as many CTAs instead of the shared-memory
+/// cache or stage, where the spread cluster has at least `min_cluster` CTAs or the doubled
+/// clusters leave at most one CTA per SM. Measured on the H200 (graph of 100 calls, bench/NOTES.md
+/// 25e): softmax fp32 / bf16 16 x 131072 9.7 / 8.4 -> 5.9 / 5.0 us, 32 x 65536 9.5 / 8.3 -> 5.9 /
+/// 5.0 us, bf16 32 x 32000 4.9 -> 3.6 us; layer_norm fp32 32 x 65536 13.1 -> 8.5 us; rms_norm
+/// bf16 16 x 131072 5.7 -> 4.9 us (staged before). Not where the doubled clusters put two CTAs on
+/// an SM from a spread of 2 (64 x 32000: softmax bf16 5.07 -> 5.26 us, layer_norm fp32 8.6 ->
+/// 10.0; 48 x 40000: rms_norm 5.0 -> 6.8). Rows of 16-byte packs of ops without a residual only
+/// (the others were not measured).
+struct few_rows_doubling_rule {
+  bool enabled;
+  int min_cluster;
+};
+inline constexpr few_rows_doubling_rule few_rows_doubling = {true, 4};
+
 /// Largest cluster the plan uses (16 is non-portable but available on H100/H200).
 inline constexpr int max_cluster = 16;
 
