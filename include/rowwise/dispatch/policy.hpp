@@ -156,13 +156,6 @@ inline constexpr int max_threads_per_sm = 2048;
 /// the 1 KiB the runtime reserves per CTA).
 inline constexpr bool stage_column_params = true;
 inline constexpr int64_t column_stage_smem_overhead = 3 * 1024;
-/// The stage's copies go through L1 (cp.async.ca, kernels/column_stage.cuh) in launches without
-/// a cluster of at least this many CTAs, through L2 only (.cg) otherwise. Measured on the H200
-/// (graph of 100 calls, bench/NOTES.md 25g-h): 128 CTAs (128 x 4096) rms_norm bf16 2.06 -> 1.87
-/// us, layer_norm fp32 2.89 -> 2.69, fused_add_rms_norm bf16 2.37 -> 2.20; one CTA lost (rms_norm
-/// bf16 1 x 8192 1.82 -> 1.93, layer_norm fp32 2.81 -> 2.85), 16 CTAs 0-0.06 us; clusters lost
-/// (layer_norm fp32 65536 81 -> 78 %). 64 lies between the measured 16 and 128.
-inline constexpr int column_stage_l1_min_ctas = 64;
 
 /// Launch every kernel with programmatic stream serialisation (sm_90+): it may start while the
 /// previous kernel of the stream finishes, and waits for it before touching memory. Overlaps the

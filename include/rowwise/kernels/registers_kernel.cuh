@@ -175,8 +175,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
         stage::start(op,
                      thread_packs<K, G, N>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
                                            io.cols, first_head),
-                     dynamic_smem,
-                     /*via_l1=*/csize == 1 && gridDim.x >= dispatch::column_stage_l1_min_ctas);
+                     dynamic_smem, /*via_l1=*/csize == 1);
     }
 
     typename Op::state st;
