@@ -614,6 +614,31 @@ TEST_CASE("norms: weights staged in shared memory or read from global memory (on
               combo(c, k++ % 16 & ~1);  // always a weight; beta, stats, W rotate
               run_case(c, rng);
             }
+  // Grids of several waves that stage: fp32 rms_norm / fused_add_rms_norm (policy.hpp
+  // column_stage_every_wave), each CTA copying through L1; weights offset by one element and rows
+  // of differing heads read global memory.
+  for (norm_op op : {norm_op::rms_norm, norm_op::fused_add_rms_norm})
+    for (int64_t cols : {4096, 12288, 4099})
+      for (int64_t weight_offset : {0, 1}) {
+        norm_case c;
+        c.op = op;
+        c.t = dtype::f32;
+        c.rows = 20 * dev.sm_count + 3;
+        c.cols = cols;
+        c.layout = cols == 4099 ? strided(13) : contiguous();
+        c.weight_offset = weight_offset;
+        c.stream = stream.get();
+        combo(c, k++ % 16 & ~1);
+        if (cols == 4096) {
+          dsp::problem p = problem_of(c.t, c.rows, cols, {{nullptr, cols}, {nullptr, cols}}, traits_of(op));
+          p.column_param_count = 1;
+          p.column_param_bytes = 4;
+          const dsp::plan pl = dsp::plan_rows(p, dev);
+          INFO(describe(pl));
+          CHECK(pl.dynamic_smem > 0);
+        }
+        run_case(c, rng);
+      }
   // Persistent grids: 16-bit rows over a cluster of 2 CTAs in registers, each CTA staging once
   // for all its rows.
   for (dtype t : {dtype::bf16, dtype::f16})

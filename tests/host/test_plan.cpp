@@ -249,8 +249,8 @@ TEST_CASE("plan_rows: ops with per-column weights get valid plans (column stages
           }
 }
 
-TEST_CASE("plan_rows: weights are staged in shared memory only where every CTA is resident at once and no CTA "
-          "per SM is lost",
+TEST_CASE("plan_rows: weights are staged in shared memory only where every CTA is resident at once (or the op "
+          "is fp32 with one weight vector) and no CTA per SM is lost",
           "[host][plan]") {
   const dsp::device_limits dev = h200_like();
   const weights_desc ln16{2, 2}, ln32{2, 4}, rms16{1, 2};
@@ -265,6 +265,16 @@ TEST_CASE("plan_rows: weights are staged in shared memory only where every CTA i
   // Many waves: every CTA would copy the same lines from L2; plain (L1-cached) loads instead.
   CHECK(plan_for(dev, 100000, 4096, 2, 8, 0, false, true, ln16).dynamic_smem == 0);
   CHECK(plan_for(dev, 100000, 768, 2, 8, 0, true, true, rms16).dynamic_smem == 0);
+  CHECK(plan_for(dev, 100000, 4096, 4, 4, 0, false, true, weights_desc{2, 4}).dynamic_smem == 0);
+  // ... except fp32 rows with one weight vector (policy.hpp column_stage_every_wave): rms_norm and
+  // fused_add_rms_norm stage in every grid.
+  for (int row_inputs : {1, 2}) {
+    const dsp::plan many = plan_for(dev, 100000, 4096, 4, 4, 0, true, true, weights_desc{1, 4}, row_inputs);
+    INFO("fp32, one weight vector, inputs " << row_inputs);
+    CHECK(many.kind == dsp::strategy::registers);
+    CHECK(many.cluster == 1);
+    CHECK(many.dynamic_smem == int64_t{1} * many.packs_per_thread * 4 * 4 * many.block);
+  }
   // A persistent grid (rows over a cluster in registers): each CTA copies once for all its rows.
   const dsp::plan clustered = plan_for(dev, 100000, 20480, 2, 8, 0, false, true, ln16);
   CHECK(clustered.kind == dsp::strategy::registers);

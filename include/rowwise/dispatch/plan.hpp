@@ -117,13 +117,15 @@ constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev,
 /// memory. Grids of several waves read them from global memory instead: there every CTA would
 /// copy the same few lines from L2 (through the few L2 slices that hold them) where the plain
 /// loads mostly hit L1: bf16 layer_norm 768 columns fell from 80 to 26 % of the copy floor when
-/// staged (bench/NOTES.md 21).
+/// staged (bench/NOTES.md 21). Except the ops of policy.hpp's column_stage_every_wave (fp32 rows
+/// with one weight vector), which gained staged in every grid, copying through L1.
 constexpr bool column_stage_pays(const problem& p, const device_limits& dev, const plan& pl, int64_t bytes) {
   if (bytes <= 0 || dev.smem_per_sm <= 0) return false;
   if (bytes + static_smem_reserve > dev.max_smem_optin) return false;
   const int per_sm = row_kernel_ctas_per_sm(p, dev, pl.block, pl.packs_per_thread * pl.pack_elems);
   if (per_sm <= 0 || dev.smem_per_sm / (bytes + column_stage_smem_overhead) < per_sm) return false;
-  return pl.persistent || pl.max_useful_blocks <= static_cast<int64_t>(per_sm) * dev.sm_count;
+  return pl.persistent || pl.max_useful_blocks <= static_cast<int64_t>(per_sm) * dev.sm_count ||
+         column_stage_every_wave(p.elem_bytes, p.column_param_count);
 }
 
 /// A registers plan for rows (or, with a cluster, per-CTA segments) of `segment` packs.

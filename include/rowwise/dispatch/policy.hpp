@@ -156,6 +156,15 @@ inline constexpr int max_threads_per_sm = 2048;
 /// the 1 KiB the runtime reserves per CTA).
 inline constexpr bool stage_column_params = true;
 inline constexpr int64_t column_stage_smem_overhead = 3 * 1024;
+/// Ops whose column stage also pays in grids of several waves (each CTA then copies its weights
+/// through L1: kernels/column_stage.cuh): fp32 rows with one weight vector (rms_norm,
+/// fused_add_rms_norm). Measured on the H200 (bench/NOTES.md 25j, probe floor): rms_norm fp32
+/// 768-12288 columns +0.7-3.1 points (8192 94.5 -> 97.1, 12288 94.7 -> 97.7), fused_add_rms_norm
+/// fp32 12288 97.5 -> 101.2, 4096 / 8192 +0.8-1.0; small shapes unchanged. Not layer_norm (two
+/// vectors: fp32 up to -20 points) nor 16-bit rows (bf16 rms_norm 5120 -10; NOTES 25g).
+constexpr bool column_stage_every_wave(int elem_bytes, int column_param_count) {
+  return elem_bytes == 4 && column_param_count == 1;
+}
 
 /// Launch every kernel with programmatic stream serialisation (sm_90+): it may start while the
 /// previous kernel of the stream finishes, and waits for it before touching memory. Overlaps the
