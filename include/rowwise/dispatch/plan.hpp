@@ -328,6 +328,14 @@ constexpr int staged_wide_cluster(const problem& p, const device_limits& dev, in
   return smem + static_smem_reserve <= static_cast<int64_t>(dev.max_smem_optin) ? c : 0;
 }
 
+/// Each row over a cluster of c CTAs holding its segments in registers (the smallest config of at
+/// least 64 threads that holds one); an invalid plan when none does.
+constexpr plan registers_over_cluster(const problem& p, const device_limits& dev, int64_t packs, int c) {
+  const int64_t segment = ceil_div(packs, c);
+  const int cfg = first_registers_config(segment, p.pack_elems, 64);
+  return cfg >= 0 ? make_registers_plan(p, dev, cfg, c, segment) : plan{};
+}
+
 /// Few rows whose spread cluster's segments no registers config holds: in registers over twice
 /// that cluster where policy.hpp's few_rows_doubling says so; an invalid plan otherwise.
 constexpr plan few_rows_doubled_plan(const problem& p, const device_limits& dev, int64_t packs, int spread) {
@@ -336,9 +344,7 @@ constexpr plan few_rows_doubled_plan(const problem& p, const device_limits& dev,
   if (!few_rows_doubling.enabled || c > max_cluster || p.pack_elems * p.elem_bytes != 16 || p.row_inputs != 1)
     return plan{};
   if (spread < few_rows_doubling.min_cluster && p.rows * c > dev.sm_count) return plan{};
-  const int64_t segment = ceil_div(packs, c);
-  const int cfg = first_registers_config(segment, p.pack_elems, 64);
-  return cfg >= 0 ? make_registers_plan(p, dev, cfg, c, segment) : plan{};
+  return registers_over_cluster(p, dev, packs, c);
 }
 
 /// Choose how to run `p` on `dev`:
@@ -369,9 +375,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   const int spread = spread_cluster(p.rows, packs, dev);
 
   if (spread > 1) {
-    const int64_t segment = ceil_div(packs, spread);
-    const int cfg = first_registers_config(segment, n, 64);
-    if (cfg >= 0) return make_registers_plan(p, dev, cfg, spread, segment);
+    if (const plan spread_rows = registers_over_cluster(p, dev, packs, spread); spread_rows.valid) return spread_rows;
     if (const plan doubled = few_rows_doubled_plan(p, dev, packs, spread); doubled.valid) return doubled;
   } else {
     const int cfg = first_registers_config(packs, n, 1);
