@@ -359,7 +359,10 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in register
       {dtype::f16, many, 13000, strided(8), dsp::strategy::registers, 2},
       {dtype::bf16, many, 12288, offset_both(1), dsp::strategy::registers, 2},  // one CTA would take 384
       {dtype::f16, many, 10000, contiguous(), dsp::strategy::registers, 2},     // uneven segments
-      {dtype::bf16, many, 65536, in_place(), dsp::strategy::registers, 8},
+      {dtype::bf16, many, 65536 - 8, in_place(), dsp::strategy::registers, 8},
+      // 16-bit rows of 128 KiB stage first (policy.hpp staged_before_clustered_rows)
+      {dtype::bf16, many, 65536, in_place(), dsp::strategy::staged, 2},
+      {dtype::f16, many, 65536, strided(8), dsp::strategy::staged, 2},
       {dtype::f32, dev.sm_count + 5, 131072, strided(4), dsp::strategy::registers, 16},
       // aligned rows of 128 KiB and more, past the registers rules: staged over streaming's
       // cluster (>= 64 KiB per CTA)
@@ -414,6 +417,34 @@ TEST_CASE("softmax/log_softmax: adversarial rows (logit 120 / span 200 / all -in
         const call_layout L = which == 0 ? contiguous() : (which == 1 ? offset_both(1) : offset_in_only());
         run_case({t, log, rows, cols, L, row_kind::adversarial, stream.get()}, rng);
       }
+}
+
+TEST_CASE("softmax/log_softmax: adversarial rows on the staged strategy (many aligned long rows: the two "
+          "sweeps of pass 1, the packed max, a segment's unguarded steps and its guarded tail)",
+          "[gpu][softmax]") {
+  seeded_rng rng("softmax staged adversarial");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  const int64_t rows = dev.sm_count + 5;  // clusters loop over rows; every adversarial kind occurs
+  struct staged_case {
+    dtype t;
+    int64_t cols;
+    call_layout layout;
+  };
+  // 152064 over 4 (16-bit) / 8 (fp32) CTAs: segments of 4752 packs, a guarded tail after four
+  // whole steps; 65536 16-bit over 2; 262144 bf16 over 8, segments of whole steps only.
+  const staged_case cases[] = {{dtype::f32, 152064, contiguous()},
+                               {dtype::bf16, 152064, in_place()},
+                               {dtype::f16, 152064, strided(8)},
+                               {dtype::f16, 65536, contiguous()},
+                               {dtype::bf16, 262144, contiguous()}};
+  for (const staged_case& c : cases) {
+    const auto p = plan_of(c.t, rows, c.cols, c.layout, dev);
+    INFO(describe(p));
+    if (dev.clusters) CHECK(p.kind == dsp::strategy::staged);
+    for (bool log : {false, true}) run_case({c.t, log, rows, c.cols, c.layout, row_kind::adversarial, stream.get()}, rng);
+  }
 }
 
 // --- > 2^31 elements --------------------------------------------------------------------------------

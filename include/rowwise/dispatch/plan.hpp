@@ -328,6 +328,13 @@ constexpr int staged_wide_cluster(const problem& p, const device_limits& dev, in
   return smem + static_smem_reserve <= static_cast<int64_t>(dev.max_smem_optin) ? c : 0;
 }
 
+/// Whether long rows of an op without weights stage before the clustered-rows rules
+/// (policy.hpp: staged_before_clustered_rows).
+constexpr bool staged_first(const problem& p, const device_limits& dev) {
+  return stageable(p, dev) && !p.column_params && p.elem_bytes == staged_before_clustered_rows.elem_bytes &&
+         p.cols * p.elem_bytes >= staged_before_clustered_rows.min_row_bytes;
+}
+
 /// Each row over a cluster of c CTAs holding its segments in registers (the smallest config of at
 /// least 64 threads that holds one); an invalid plan when none does.
 constexpr plan registers_over_cluster(const problem& p, const device_limits& dev, int64_t packs, int c) {
@@ -358,7 +365,8 @@ constexpr plan few_rows_doubled_plan(const problem& p, const device_limits& dev,
 ///    threads; 16-bit fused_add_rms_norm rows on more than 256 threads, staged): over that
 ///    rule's cluster;
 /// 2. longer rows, many of them, that a rule of clustered_rows_rules takes: each over a cluster
-///    holding segments in registers;
+///    holding segments in registers (16-bit rows of 128 KiB and more of ops without weights
+///    stage first, as in 4, where their stages fit: staged_before_clustered_rows);
 /// 3. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
 ///    the smallest cluster whose segments fit the staging budget (at least the spread cluster);
 ///    ops without weights: in step 4, for many rows, over streaming's cluster (>= 64 KiB each);
@@ -389,7 +397,12 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
       if (const plan clustered = clustered_rows_plan(p, dev, packs, block); clustered.valid) return clustered;
       return make_registers_plan(p, dev, cfg, 1, packs);
     }
-    // Many rows longer than a block's registers: a cluster in registers where a rule says so.
+    // Many rows longer than a block's registers: staged first where policy.hpp's
+    // staged_before_clustered_rows says so, else a cluster in registers where a rule says so.
+    if (staged_first(p, dev)) {
+      const int c = staged_wide_cluster(p, dev, packs);
+      if (c > 0) return make_staged_plan(p, c, ceil_div(packs, c));
+    }
     if (const plan clustered = clustered_rows_plan(p, dev, packs); clustered.valid) return clustered;
   }
 

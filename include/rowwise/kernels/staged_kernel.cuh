@@ -49,6 +49,13 @@ struct op_staged_long_rows : std::false_type {};
 template <class Op>
 struct op_staged_long_rows<Op, std::enable_if_t<Op::staged_long_rows>> : std::true_type {};
 
+/// Ops that declare `sweeps = true` (row_op.cuh) form pass 1's partial in two sweeps over the
+/// stage.
+template <class Op, class = void>
+struct op_sweeps : std::false_type {};
+template <class Op>
+struct op_sweeps<Op, std::enable_if_t<Op::sweeps>> : std::true_type {};
+
 template <class Op, class T, int N, int Block, int Stages, int Unroll, int MinBlocks>
 __global__ void __launch_bounds__(Block, MinBlocks)
 staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
@@ -107,36 +114,89 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   for (int s = 0; s < Stages - 1; ++s) copy_row(s, first_row + s * clusters);
   cluster_reduce::start_wait(csize);
 
-  // Pass 1 of a row: its segment's partial, all-reduced over the block and pushed to the
-  // cluster. Unroll packs per thread per step, all read before use. Fused: round(x + r) is
-  // stored to the residual row here and kept in the stage for pass 2.
-  auto pass1 = [&](int stage, int64_t row, int64_t step) {
-    pack* const xs = region(stage, 0);
-    T* const res_row = fused ? io.residual + row * io.residual_stride + seg_col : nullptr;
-    value acc = reducer::identity();
-    for (int base = 0; base < seg_len; base += Block * Unroll) {
-      float v[Unroll * N];
-      slot_mask<Unroll * N> ok;
+  // Steps of Block * Unroll packs in which every thread's packs lie inside the segment test no
+  // pack (a segment of whole steps has no other); the step after them, if any, tests each one.
+  constexpr int step_packs = Block * Unroll;
+  const int full_end = seg_len - seg_len % step_packs;
+
+  // This thread's packs of the step at `base` in a stage, read as 16-byte words (a copy of a
+  // 16-bit pack struct compiled to four 4-byte loads). Guarded: packs past the segment hold
+  // Op::pad and stay out of `ok`.
+  auto load_step = [&](int stage, int base, pack(&x)[Unroll], slot_mask<Unroll * N>& ok, auto guarded) {
+    const pack* const xs = region(stage, 0);
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        const int p = base + u * Block + tid;
-        float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
-        if (p < seg_len) {
-          if constexpr (fused) {
-            const pack stored = rounded_sum(xs[p], region(stage, 1)[p]);  // the op reduces that
-            xs[p] = stored;
-            store_pack<stores>(res_row + static_cast<int64_t>(p) * N, stored);
-            pack_to_float(stored, pv);
-          } else {
-            pack_to_float(xs[p], pv);
-          }
-          ok.set_pack(u * N, (1u << N) - 1u);
-        } else {
+    for (int u = 0; u < Unroll; ++u) {
+      const int p = base + u * Block + tid;
+      if (!decltype(guarded)::value || p < seg_len) {
+        load_pack(x[u], xs[p].v);
+        ok.set_pack(u * N, (1u << N) - 1u);
+      } else {
 #pragma unroll
-          for (int j = 0; j < N; ++j) pv[j] = Op::pad;
-        }
+        for (int j = 0; j < N; ++j) x[u].v[j] = from_float<T>(Op::pad);
       }
-      acc = reducer{}(acc, op.partial(v, ok));
+    }
+  };
+  auto to_values = [](const pack(&x)[Unroll], float(&v)[Unroll * N]) {
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) pack_to_float(x[u], *reinterpret_cast<float(*)[N]>(&v[u * N]));
+  };
+  // Every step of a stage, unguarded then guarded: f(packs, ok, base).
+  auto each_step = [&](int stage, auto&& f) {
+    for (int base = 0; base < full_end; base += step_packs) {
+      pack x[Unroll];
+      slot_mask<Unroll * N> ok;
+      load_step(stage, base, x, ok, std::false_type{});
+      f(x, ok, base);
+    }
+    if (full_end < seg_len) {
+      pack x[Unroll];
+      slot_mask<Unroll * N> ok;
+      load_step(stage, full_end, x, ok, std::true_type{});
+      f(x, ok, full_end);
+    }
+  };
+
+  // Pass 1 of a row: its segment's partial, all-reduced over the block and pushed to the
+  // cluster. Ops with sweeps (row_op.cuh) read the thread's packs twice and form one partial;
+  // the others merge one partial per step. Fused ops round x + r, store it to the residual row
+  // and keep it in the stage for pass 2.
+  auto pass1 = [&](int stage, int64_t row, int64_t step) {
+    value acc;
+    if constexpr (op_sweeps<Op>::value) {
+      static_assert(!fused, "a sweeping op reads its stage twice: nothing to store in between");
+      typename Op::template sweep<T, N> w;
+      each_step(stage, [&](const pack(&x)[Unroll], auto, int) {
+#pragma unroll
+        for (int u = 0; u < Unroll; ++u) op.sweep_first(x[u], w);
+      });
+      op.sweep_turn(w);
+      each_step(stage, [&](const pack(&x)[Unroll], auto, int) {
+        float v[Unroll * N];
+        to_values(x, v);
+        op.sweep_second(v, w);
+      });
+      acc = op.sweep_value(w);
+    } else {
+      acc = reducer::identity();
+      T* const res_row = fused ? io.residual + row * io.residual_stride + seg_col : nullptr;
+      each_step(stage, [&](pack(&x)[Unroll], auto ok, int base) {
+        if constexpr (fused) {
+#pragma unroll
+          for (int u = 0; u < Unroll; ++u) {
+            const int p = base + u * Block + tid;
+            if (ok[u * N]) {
+              pack r;
+              load_pack(r, region(stage, 1)[p].v);
+              x[u] = rounded_sum(x[u], r);  // the op reduces that
+              store_pack(region(stage, 0)[p].v, x[u]);
+              store_pack<stores>(res_row + static_cast<int64_t>(p) * N, x[u]);
+            }
+          }
+        }
+        float v[Unroll * N];
+        to_values(x, v);
+        acc = reducer{}(acc, op.partial(v, ok));
+      });
     }
     const value block_total = block_reduce::reduce(acc, red[step & 1]);
     cluster_reduce::push(block_total, exchange, csize, rank, step);
@@ -145,25 +205,20 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 
   // Pass 2: outputs straight to global memory (ordinary stores hold no stage once issued).
   auto pass2 = [&](int stage, int64_t row, const typename Op::state& st) {
-    const pack* const xs = region(stage, 0);
     T* const out_row = io.out + row * io.out_stride + seg_col;
-    for (int base = 0; base < seg_len; base += Block * Unroll) {
+    each_step(stage, [&](const pack(&x)[Unroll], auto ok, int base) {
       float v[Unroll * N];
+      to_values(x, v);
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) {
         const int p = base + u * Block + tid;
-        if (p < seg_len) pack_to_float(xs[p], *reinterpret_cast<float(*)[N]>(&v[u * N]));
-      }
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        const int p = base + u * Block + tid;
-        if (p < seg_len) {
+        if (ok[u * N]) {
           float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
           op.apply(pv, seg_col + static_cast<int64_t>(p) * N, st);
           store_whole_pack<stores>(out_row + static_cast<int64_t>(p) * N, pv);
         }
       }
-    }
+    });
   };
 
   // Row k is this CTA's row first_row + k * clusters, in stage k % Stages. Step k overlaps pass 1

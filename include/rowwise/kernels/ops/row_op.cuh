@@ -39,6 +39,19 @@
 // Optionally `static constexpr bool staged_long_rows = true;`: rows longer than registers hold
 // go to staged_kernel instead of chunked_kernel (a measured choice per op, dispatch/plan.hpp).
 //
+// Optionally, for staged_kernel (a thread's packs of a row segment stay in shared memory, so it
+// can read them twice): `static constexpr bool sweeps = true;` and pass 1 forms the thread's
+// partial in two sweeps over its packs instead of merging one partial per step (softmax: the
+// max, then every exponential with that one shift):
+//
+//   template <class T, int N> struct sweep;            // default-constructed per row
+//   void sweep_first(const aligned_array<T, N>& x, sweep<T, N>&) const;  // every pack, as stored
+//   void sweep_turn(sweep<T, N>&) const;                                  // between the sweeps
+//   template <int M> void sweep_second(const float (&v)[M], sweep<T, N>&) const;  // every value
+//   value sweep_value(const sweep<T, N>&) const;                          // the partial
+//
+// Slots outside the row hold `pad` in both sweeps, which must be neutral for them.
+//
 // and three hooks for strategies that hold the whole row segment of a thread in registers,
 // which lets an op keep intermediate results instead of recomputing them (softmax keeps
 // exp(x - m_thread), so it needs one exponential per element, not two). row_op_base gives the

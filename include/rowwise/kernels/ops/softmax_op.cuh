@@ -5,6 +5,7 @@
 
 #include "rowwise/kernels/ops/row_op.cuh"
 #include "rowwise/reduce/online_softmax.cuh"
+#include "rowwise/reduce/pack_max.cuh"
 
 namespace rowwise {
 namespace kernels {
@@ -60,32 +61,73 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
 
   __device__ static float neg_inf() { return -cuda::std::numeric_limits<float>::infinity(); }
 
-  /// Thread-local max; a thread whose slots are all -inf (or padding) shifts by 0 instead, so
-  /// exp(-inf - -inf) never makes a NaN.
-  template <int M>
-  __device__ __forceinline__ static float local_shift(const float (&v)[M], float& m) {
-    // Four independent chains: a single running max is M dependent instructions of latency.
-    float c[4] = {neg_inf(), neg_inf(), neg_inf(), neg_inf()};
+  /// Folds values into four independent max chains (a single running max is M dependent
+  /// instructions of latency).
+  template <int M, class F>
+  __device__ __forceinline__ static void fold_max(const F (&v)[M], float (&c)[4]) {
 #pragma unroll
     for (int i = 0; i < M; ++i) c[i % 4] = fmaxf(c[i % 4], v[i]);
-    m = fmaxf(fmaxf(c[0], c[1]), fmaxf(c[2], c[3]));
-    return m == neg_inf() ? 0.0f : m;
   }
 
-  /// The thread's (m, d) from e_i = 2^(fma(v[i], log2e, -hi)), hi and lo the shift's multiple
-  /// of log2e: d = 2^-lo * sum e_i. With Keep, e_i replaces v[i] (F = float; else const float).
+  /// The shift for a thread whose values' max is m: m, or 0 when all are -inf (or padding), so
+  /// exp(-inf - -inf) never makes a NaN.
+  __device__ __forceinline__ static float shift_for(float m) { return m == neg_inf() ? 0.0f : m; }
+
+  /// Adds e_i = 2^(fma(v[i], log2e, -hi)) into four sums; with Keep, e_i replaces v[i] (F =
+  /// float; else const float).
   template <bool Keep, int M, class F>
-  __device__ __forceinline__ static value exponentials(F (&v)[M]) {
-    float m;
-    const log2e_multiple s = times_log2e(local_shift(v, m));
-    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  __device__ __forceinline__ static void fold_exp(F (&v)[M], float hi, float (&d)[4]) {
 #pragma unroll
     for (int i = 0; i < M; ++i) {
-      const float e = exp2_approx(fmaf(v[i], log2e, -s.hi));
+      const float e = exp2_approx(fmaf(v[i], log2e, -hi));
       if constexpr (Keep) v[i] = e;
       d[i % 4] += e;
     }
-    return {m, ((d[0] + d[1]) + (d[2] + d[3])) * exp2_approx(-s.lo)};
+  }
+
+  static __device__ __forceinline__ float sum_of(const float (&d)[4]) { return (d[0] + d[1]) + (d[2] + d[3]); }
+
+  /// The thread's (m, d) of values held at once: d = 2^-lo * sum e_i, hi and lo the shift's
+  /// multiple of log2e; with Keep, e_i replaces v[i].
+  template <bool Keep, int M, class F>
+  __device__ __forceinline__ static value exponentials(F (&v)[M]) {
+    float c[4] = {neg_inf(), neg_inf(), neg_inf(), neg_inf()};
+    fold_max(v, c);
+    const float m = fmaxf(fmaxf(c[0], c[1]), fmaxf(c[2], c[3]));
+    const log2e_multiple s = times_log2e(shift_for(m));
+    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    fold_exp<Keep>(v, s.hi, d);
+    return {m, sum_of(d) * exp2_approx(-s.lo)};
+  }
+
+  // Staged rows (row_op.cuh: sweeps): the thread's max over all its packs of the segment, taken
+  // on the packs as stored (pack_max: no conversion), then their exponentials with that one
+  // shift — one (m, d) per row, not a merge per step (each merge costs two exponentials and a
+  // max, and each step its own max and 2^-lo).
+  static constexpr bool sweeps = true;
+  template <class T, int N>
+  struct sweep {
+    pack_max<T, N> max;
+    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    float m = 0.0f;
+    log2e_multiple s = {0.0f, 0.0f};
+  };
+  template <class T, int N>
+  __device__ __forceinline__ void sweep_first(const aligned_array<T, N>& x, sweep<T, N>& w) const {
+    w.max.add(x);
+  }
+  template <class T, int N>
+  __device__ __forceinline__ void sweep_turn(sweep<T, N>& w) const {
+    w.m = w.max.value();
+    w.s = times_log2e(shift_for(w.m));
+  }
+  template <int M, class T, int N>
+  __device__ __forceinline__ void sweep_second(const float (&v)[M], sweep<T, N>& w) const {
+    fold_exp<false>(v, w.s.hi, w.d);
+  }
+  template <class T, int N>
+  __device__ __forceinline__ value sweep_value(const sweep<T, N>& w) const {
+    return {w.m, sum_of(w.d) * exp2_approx(-w.s.lo)};
   }
 
   template <int M>
