@@ -136,9 +136,10 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
       }
     }
   };
+  // fp32 values of packs (bf16 by their bits: this kernel has registers to spare, pack.cuh).
   auto to_values = [](const pack(&x)[Unroll], float(&v)[Unroll * N]) {
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u) pack_to_float(x[u], *reinterpret_cast<float(*)[N]>(&v[u * N]));
+    for (int u = 0; u < Unroll; ++u) pack_to_float_by_bits(x[u], *reinterpret_cast<float(*)[N]>(&v[u * N]));
   };
   // Every step of a stage, unguarded then guarded: f(packs, ok, base).
   auto each_step = [&](int stage, auto&& f) {

@@ -90,6 +90,25 @@ __device__ __forceinline__ void pack_to_float(const aligned_array<T, N>& a, floa
   }
 }
 
+/// pack_to_float with bf16 pairs taken apart by their bits: the low value is the 32-bit word
+/// shifted left by 16, the high one the word with its low half cleared (one instruction per
+/// value; __bfloat1622float2 takes a PRMT and an IMAD for the high one). For kernels with
+/// registers to spare: the staged kernel (bf16 softmax 152064 / 262144 columns +1-2 points,
+/// bench/NOTES.md 26); at the row kernels' 64-register cap ptxas allocated worse with it (23a).
+template <class T, int N>
+__device__ __forceinline__ void pack_to_float_by_bits(const aligned_array<T, N>& a, float (&out)[N]) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16> && N % 2 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+      const unsigned w = *reinterpret_cast<const unsigned*>(&a.v[i]);
+      out[i] = __uint_as_float(w << 16);
+      out[i + 1] = __uint_as_float(w & 0xffff0000u);
+    }
+  } else {
+    pack_to_float(a, out);
+  }
+}
+
 /// Round fp32 values into a pack (each value rounded once). 16-bit types convert in pairs: one
 /// F2FP instruction per two values instead of two conversions and a merge.
 template <class T, int N>
