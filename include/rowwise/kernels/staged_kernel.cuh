@@ -114,22 +114,27 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   for (int s = 0; s < Stages - 1; ++s) copy_row(s, first_row + s * clusters);
   cluster_reduce::start_wait(csize);
 
-  // Steps of Block * Unroll packs in which every thread's packs lie inside the segment test no
-  // pack (a segment of whole steps has no other); the step after them, if any, tests each one.
+  // Two forms of the passes, each where it measured best (bench/NOTES.md 26):
+  // * ops with sweeps (softmax, log_softmax; row_op.cuh): pass 1 reads the thread's packs twice
+  //   (a max on the stored values, then the exponentials with one shift); whole steps of
+  //   Block * Unroll packs test no pack, one guarded step follows; stage reads are 16-byte words
+  //   (a copy of a 16-bit pack struct compiled to four 4-byte loads), output stores explicit
+  //   16-byte ones. bf16 softmax 152064 / 262144 columns: 75 / 73 -> 85 / 84 % of the floor.
+  // * the others (the rms_norm family): one guarded loop per pass, merging a partial per step;
+  //   with the form above fused_add_rms_norm fp32 65536 ran 2-3 points slower (92 against 95 %,
+  //   cause not found), and its residual store, left to the compiler, became four 4-byte
+  //   stores (16384: 95 -> 77 %).
   constexpr int step_packs = Block * Unroll;
-  const int full_end = seg_len - seg_len % step_packs;
 
-  // This thread's packs of the step at `base` in a stage, read as 16-byte words (a copy of a
-  // 16-bit pack struct compiled to four 4-byte loads). Guarded: packs past the segment hold
-  // Op::pad and stay out of `ok`.
-  auto load_step = [&](int stage, int base, pack(&x)[Unroll], slot_mask<Unroll * N>& ok, auto guarded) {
+  // Sweeping ops: this thread's packs of the step at `base` in a stage; guarded, packs past the
+  // segment hold Op::pad.
+  auto load_step = [&](int stage, int base, pack(&x)[Unroll], auto guarded) {
     const pack* const xs = region(stage, 0);
 #pragma unroll
     for (int u = 0; u < Unroll; ++u) {
       const int p = base + u * Block + tid;
       if (!decltype(guarded)::value || p < seg_len) {
         load_pack(x[u], xs[p].v);
-        ok.set_pack(u * N, (1u << N) - 1u);
       } else {
 #pragma unroll
         for (int j = 0; j < N; ++j) x[u].v[j] = from_float<T>(Op::pad);
@@ -141,63 +146,67 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 #pragma unroll
     for (int u = 0; u < Unroll; ++u) pack_to_float_by_bits(x[u], *reinterpret_cast<float(*)[N]>(&v[u * N]));
   };
-  // Every step of a stage, unguarded then guarded: f(packs, ok, base).
+  // Every step of a stage, whole steps then the guarded one: f(packs, base, guarded).
+  const int full_end = seg_len - seg_len % step_packs;
   auto each_step = [&](int stage, auto&& f) {
     for (int base = 0; base < full_end; base += step_packs) {
       pack x[Unroll];
-      slot_mask<Unroll * N> ok;
-      load_step(stage, base, x, ok, std::false_type{});
-      f(x, ok, base);
+      load_step(stage, base, x, std::false_type{});
+      f(x, base, std::false_type{});
     }
     if (full_end < seg_len) {
       pack x[Unroll];
-      slot_mask<Unroll * N> ok;
-      load_step(stage, full_end, x, ok, std::true_type{});
-      f(x, ok, full_end);
+      load_step(stage, full_end, x, std::true_type{});
+      f(x, full_end, std::true_type{});
     }
   };
 
   // Pass 1 of a row: its segment's partial, all-reduced over the block and pushed to the
-  // cluster. Ops with sweeps (row_op.cuh) read the thread's packs twice and form one partial;
-  // the others merge one partial per step. Fused ops round x + r, store it to the residual row
-  // and keep it in the stage for pass 2.
+  // cluster. The others: Unroll packs per thread per step, all read before use; fused ops round
+  // x + r, store it to the residual row and keep it in the stage for pass 2.
   auto pass1 = [&](int stage, int64_t row, int64_t step) {
-    value acc;
+    value acc = reducer::identity();
     if constexpr (op_sweeps<Op>::value) {
       static_assert(!fused, "a sweeping op reads its stage twice: nothing to store in between");
       typename Op::template sweep<T, N> w;
-      each_step(stage, [&](const pack(&x)[Unroll], auto, int) {
+      each_step(stage, [&](const pack(&x)[Unroll], int, auto) {
 #pragma unroll
         for (int u = 0; u < Unroll; ++u) op.sweep_first(x[u], w);
       });
       op.sweep_turn(w);
-      each_step(stage, [&](const pack(&x)[Unroll], auto, int) {
+      each_step(stage, [&](const pack(&x)[Unroll], int, auto) {
         float v[Unroll * N];
         to_values(x, v);
         op.sweep_second(v, w);
       });
       acc = op.sweep_value(w);
     } else {
-      acc = reducer::identity();
+      pack* const xs = region(stage, 0);
       T* const res_row = fused ? io.residual + row * io.residual_stride + seg_col : nullptr;
-      each_step(stage, [&](pack(&x)[Unroll], auto ok, int base) {
-        if constexpr (fused) {
+      for (int base = 0; base < seg_len; base += step_packs) {
+        float v[Unroll * N];
+        slot_mask<Unroll * N> ok;
 #pragma unroll
-          for (int u = 0; u < Unroll; ++u) {
-            const int p = base + u * Block + tid;
-            if (ok[u * N]) {
-              pack r;
-              load_pack(r, region(stage, 1)[p].v);
-              x[u] = rounded_sum(x[u], r);  // the op reduces that
-              store_pack(region(stage, 0)[p].v, x[u]);
-              store_pack<stores>(res_row + static_cast<int64_t>(p) * N, x[u]);
+        for (int u = 0; u < Unroll; ++u) {
+          const int p = base + u * Block + tid;
+          float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
+          if (p < seg_len) {
+            if constexpr (fused) {
+              const pack stored = rounded_sum(xs[p], region(stage, 1)[p]);  // the op reduces that
+              xs[p] = stored;
+              store_pack<stores>(res_row + static_cast<int64_t>(p) * N, stored);
+              pack_to_float(stored, pv);
+            } else {
+              pack_to_float(xs[p], pv);
             }
+            ok.set_pack(u * N, (1u << N) - 1u);
+          } else {
+#pragma unroll
+            for (int j = 0; j < N; ++j) pv[j] = Op::pad;
           }
         }
-        float v[Unroll * N];
-        to_values(x, v);
         acc = reducer{}(acc, op.partial(v, ok));
-      });
+      }
     }
     const value block_total = block_reduce::reduce(acc, red[step & 1]);
     cluster_reduce::push(block_total, exchange, csize, rank, step);
@@ -207,19 +216,40 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   // Pass 2: outputs straight to global memory (ordinary stores hold no stage once issued).
   auto pass2 = [&](int stage, int64_t row, const typename Op::state& st) {
     T* const out_row = io.out + row * io.out_stride + seg_col;
-    each_step(stage, [&](const pack(&x)[Unroll], auto ok, int base) {
-      float v[Unroll * N];
-      to_values(x, v);
+    if constexpr (op_sweeps<Op>::value) {
+      each_step(stage, [&](const pack(&x)[Unroll], int base, auto guarded) {
+        float v[Unroll * N];
+        to_values(x, v);
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        const int p = base + u * Block + tid;
-        if (ok[u * N]) {
-          float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
-          op.apply(pv, seg_col + static_cast<int64_t>(p) * N, st);
-          store_whole_pack<stores>(out_row + static_cast<int64_t>(p) * N, pv);
+        for (int u = 0; u < Unroll; ++u) {
+          const int p = base + u * Block + tid;
+          if (!decltype(guarded)::value || p < seg_len) {
+            float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
+            op.apply(pv, seg_col + static_cast<int64_t>(p) * N, st);
+            store_whole_pack<store_policy::vector>(out_row + static_cast<int64_t>(p) * N, pv);
+          }
+        }
+      });
+    } else {
+      const pack* const xs = region(stage, 0);
+      for (int base = 0; base < seg_len; base += step_packs) {
+        float v[Unroll * N];
+#pragma unroll
+        for (int u = 0; u < Unroll; ++u) {
+          const int p = base + u * Block + tid;
+          if (p < seg_len) pack_to_float(xs[p], *reinterpret_cast<float(*)[N]>(&v[u * N]));
+        }
+#pragma unroll
+        for (int u = 0; u < Unroll; ++u) {
+          const int p = base + u * Block + tid;
+          if (p < seg_len) {
+            float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
+            op.apply(pv, seg_col + static_cast<int64_t>(p) * N, st);
+            store_whole_pack<stores>(out_row + static_cast<int64_t>(p) * N, pv);
+          }
         }
       }
-    });
+    }
   };
 
   // Row k is this CTA's row first_row + k * clusters, in stage k % Stages. Step k overlaps pass 1
