@@ -328,10 +328,18 @@ constexpr int staged_wide_cluster(const problem& p, const device_limits& dev, in
   return smem + static_smem_reserve <= static_cast<int64_t>(dev.max_smem_optin) ? c : 0;
 }
 
-/// Whether long rows of an op without weights stage before the clustered-rows rules
-/// (policy.hpp: staged_before_clustered_rows).
-constexpr bool staged_first(const problem& p, const device_limits& dev) {
-  return stageable(p, dev) && !p.column_params && p.elem_bytes == staged_before_clustered_rows.elem_bytes &&
+/// Long rows of an op without weights staged over staged_wide_cluster's cluster; an invalid plan
+/// where the op has weights, the rows cannot stage or their stages do not fit.
+constexpr plan staged_wide_plan(const problem& p, const device_limits& dev, int64_t packs) {
+  if (!stageable(p, dev) || p.column_params) return plan{};
+  const int c = staged_wide_cluster(p, dev, packs);
+  return c > 0 ? make_staged_plan(p, c, ceil_div(packs, c)) : plan{};
+}
+
+/// Whether long rows stage before the clustered-rows rules (policy.hpp:
+/// staged_before_clustered_rows; staged_wide_plan says whether they can).
+constexpr bool staged_first(const problem& p) {
+  return p.elem_bytes == staged_before_clustered_rows.elem_bytes &&
          p.cols * p.elem_bytes >= staged_before_clustered_rows.min_row_bytes;
 }
 
@@ -399,9 +407,8 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     }
     // Many rows longer than a block's registers: staged first where policy.hpp's
     // staged_before_clustered_rows says so, else a cluster in registers where a rule says so.
-    if (staged_first(p, dev)) {
-      const int c = staged_wide_cluster(p, dev, packs);
-      if (c > 0) return make_staged_plan(p, c, ceil_div(packs, c));
+    if (staged_first(p)) {
+      if (const plan staged = staged_wide_plan(p, dev, packs); staged.valid) return staged;
     }
     if (const plan clustered = clustered_rows_plan(p, dev, packs); clustered.valid) return clustered;
   }
@@ -424,10 +431,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   // long rows stream over a cluster whose segments stay in L2 (policy.hpp). Few rows:
   // spread each over a cluster, caching its segment in shared memory when it fits.
   if (spread == 1) {
-    if (stageable(p, dev) && !p.column_params) {
-      const int c = staged_wide_cluster(p, dev, packs);
-      if (c > 0) return make_staged_plan(p, c, ceil_div(packs, c));
-    }
+    if (const plan staged = staged_wide_plan(p, dev, packs); staged.valid) return staged;
     const int c = streaming_cluster(p, dev, packs);
     return make_chunked_plan(p, false, c, ceil_div(packs, c));
   }
