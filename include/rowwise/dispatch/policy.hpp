@@ -132,6 +132,19 @@ constexpr int ctas_by_registers(int regs, int block, int regs_per_sm = 65536) {
   return (regs_per_sm / 4 / per_warp) * 4 / warps;
 }
 
+/// Whether a persistent registers kernel (rows over a cluster: each CTA loops over row steps)
+/// prefetches its segment of the next row into L2 while it reduces and writes this one: only
+/// when its register budget leaves an SM at most this many CTAs, too few warps to keep the row
+/// loads in flight through the reduction and the cluster exchange. Measured on the H200
+/// (bench/NOTES.md 28a, probe floor): at two CTAs per SM bf16 layer_norm 65536 74 -> 81 %, fp16
+/// 76 -> 85 %, bf16 rms_norm 65536 90 -> 94 %; at three (fp32 rows) it cost 7-11 points
+/// (rms_norm fp32 16384 92 -> 82 %, softmax fp32 32768 93 -> 82 %; cause not measured: the
+/// demand loads, enough to cover the latency there, then queue behind the prefetches).
+inline constexpr int prefetch_next_row_max_ctas = 2;
+constexpr bool prefetch_next_row(int regs, int block) {
+  return ctas_by_registers(regs, block) <= prefetch_next_row_max_ctas;
+}
+
 /// The registers a row kernel of `block` threads may use: its kind's budget (max_registers),
 /// raised to the most that keep the same CTAs per SM. Blocks whose warps do not divide the
 /// register file evenly get them for free: 384 threads hold two CTAs per SM at 64 registers and

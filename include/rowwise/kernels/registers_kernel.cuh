@@ -18,6 +18,7 @@
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/kernels/slot_mask.cuh"
 #include "rowwise/kernels/thread_packs.cuh"
+#include "rowwise/primitives/l2_prefetch.cuh"
 #include "rowwise/reduce/max_sum.cuh"
 #include "rowwise/reduce/shifted_welford.cuh"
 #include "rowwise/dispatch/policy.hpp"
@@ -119,8 +120,16 @@ struct two_pass_storage<Op, G, Block, true> {
 /// (column_stage.cuh). A separate instance, because the staged write-back changes the register
 /// allocation of the whole kernel: compiled into every launch, it cost layer_norm 2-6 points of
 /// the copy floor at shapes that never stage (bench/NOTES.md 21).
+/// The kernel's register cap (dispatch/policy.hpp) and whether it prefetches its next rows.
+template <class Op, class T, int Block, int Values>
+inline constexpr int registers_kernel_budget =
+    dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values);
+template <class Op, class T, int Block, int Values>
+inline constexpr bool registers_kernel_prefetches =
+    dispatch::prefetch_next_row(registers_kernel_budget<Op, T, Block, Values>, Block);
+
 template <class Op, class T, int N, int G, int K, int Block, bool Staged = false>
-__global__ void __maxnreg__(dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, K * N))
+__global__ void __maxnreg__((registers_kernel_budget<Op, T, Block, K * N>))
 registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
   using value = typename Op::value;
@@ -166,6 +175,24 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     float v[K * N];
     slot_mask<K * N> ok;
     load_op_packs<Op, dispatch::row_load_policy, stores>(tp, in_row, res_row, v, ok);
+    // A persistent grid (rows over clusters) with few CTAs per SM: the segment of the row this
+    // group takes next goes into L2 while this one is reduced, exchanged and written (policy.hpp:
+    // prefetch_next_row). Grids of one CTA per row step never get here (row + step >= rows).
+    if constexpr (registers_kernel_prefetches<Op, T, Block, K * N>) {
+      if (lane == 0 && row + step < io.rows) {
+        const int64_t next = row + step;
+        const int64_t c0 = seg_begin * N - head > 0 ? seg_begin * N - head : 0;
+        const int64_t c1 = seg_end * N - head < io.cols ? seg_end * N - head : io.cols;
+        if (c1 > c0) {
+          const T* in_next = io.in + next * io.in_stride;
+          prefetch_l2_bulk(in_next + c0, in_next + c1);
+          if constexpr (Op::fuses_residual) {
+            const T* res_next = io.residual + next * io.residual_stride;
+            prefetch_l2_bulk(res_next + c0, res_next + c1);
+          }
+        }
+      }
+    }
     // The per-column weights of the thread's packs, copied once while the first row loads (rows
     // of another head, if any, read them from global memory: column_stage.cuh). Issued after
     // the row's loads, so that the row's requests do not queue behind them (128 CTAs copying
