@@ -132,17 +132,23 @@ constexpr int ctas_by_registers(int regs, int block, int regs_per_sm = 65536) {
   return (regs_per_sm / 4 / per_warp) * 4 / warps;
 }
 
-/// Whether a persistent registers kernel (rows over a cluster: each CTA loops over row steps)
-/// prefetches its segment of the next row into L2 while it reduces and writes this one: only
-/// when its register budget leaves an SM at most this many CTAs, too few warps to keep the row
-/// loads in flight through the reduction and the cluster exchange. Measured on the H200
-/// (bench/NOTES.md 28a, probe floor): at two CTAs per SM bf16 layer_norm 65536 74 -> 81 %, fp16
-/// 76 -> 85 %, bf16 rms_norm 65536 90 -> 94 %; at three (fp32 rows) it cost 7-11 points
-/// (rms_norm fp32 16384 92 -> 82 %, softmax fp32 32768 93 -> 82 %; cause not measured: the
-/// demand loads, enough to cover the latency there, then queue behind the prefetches).
+/// Whether a registers kernel prefetches into L2 the segment of the row it (in a persistent
+/// cluster grid) or a CTA one wave later (a grid of one CTA per row step) takes next, while it
+/// reduces and writes this one: only when its register budget leaves an SM at most two CTAs
+/// and at most 64 KiB of row loads in flight (CTAs x threads x the bytes each thread loads), too
+/// few to keep DRAM busy through the rows' reductions and exchanges. Measured on the H200
+/// (bench/NOTES.md 28a-b, probe floor): bf16 layer_norm 65536 74 -> 81 %, 16384 83 -> 91 %, fp16
+/// 76 -> 85 / 84 -> 92 %, bf16 rms_norm 65536 90 -> 94 %, 16384 94 -> 96 %, bf16 softmax /
+/// log_softmax 16384 93 / 91 -> 100 / 99 %, bf16 fused_add_rms_norm 8192 +4 points. Where more is
+/// in flight it cost 7-12 points (fp32 rows: three CTAs per SM, or two of 384 threads at 96 KiB:
+/// rms_norm fp32 16384 92 -> 82 %, 12288 98 -> 85 %; cause not measured, likely the demand
+/// loads queueing behind the prefetches once enough are in flight to cover the latency).
 inline constexpr int prefetch_next_row_max_ctas = 2;
-constexpr bool prefetch_next_row(int regs, int block) {
-  return ctas_by_registers(regs, block) <= prefetch_next_row_max_ctas;
+inline constexpr int prefetch_next_row_max_bytes_per_sm = 64 * 1024;
+constexpr bool prefetch_next_row(int regs, int block, int load_bytes_per_thread) {
+  const int ctas = ctas_by_registers(regs, block);
+  return ctas <= prefetch_next_row_max_ctas &&
+         ctas * block * load_bytes_per_thread <= prefetch_next_row_max_bytes_per_sm;
 }
 
 /// The registers a row kernel of `block` threads may use: its kind's budget (max_registers),

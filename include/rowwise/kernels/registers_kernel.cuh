@@ -120,13 +120,26 @@ struct two_pass_storage<Op, G, Block, true> {
 /// (column_stage.cuh). A separate instance, because the staged write-back changes the register
 /// allocation of the whole kernel: compiled into every launch, it cost layer_norm 2-6 points of
 /// the copy floor at shapes that never stage (bench/NOTES.md 21).
-/// The kernel's register cap (dispatch/policy.hpp) and whether it prefetches its next rows.
+/// The kernel's register cap (dispatch/policy.hpp), the CTAs per SM it allows, and whether the
+/// kernel prefetches its next rows (policy.hpp: prefetch_next_row; Values per thread, each input
+/// row's bytes counted).
 template <class Op, class T, int Block, int Values>
 inline constexpr int registers_kernel_budget =
     dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values);
 template <class Op, class T, int Block, int Values>
-inline constexpr bool registers_kernel_prefetches =
-    dispatch::prefetch_next_row(registers_kernel_budget<Op, T, Block, Values>, Block);
+inline constexpr int registers_kernel_ctas =
+    dispatch::ctas_by_registers(registers_kernel_budget<Op, T, Block, Values>, Block);
+template <class Op, class T, int Block, int Values>
+inline constexpr bool registers_kernel_prefetches = dispatch::prefetch_next_row(
+    registers_kernel_budget<Op, T, Block, Values>, Block,
+    Values * static_cast<int>(sizeof(T)) * (Op::fuses_residual ? 2 : 1));
+
+/// SMs of this GPU (%nsmid: one more than the largest SM id; a hint's distance only).
+__device__ __forceinline__ unsigned sm_id_count() {
+  unsigned n;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(n));
+  return n;
+}
 
 template <class Op, class T, int N, int G, int K, int Block, bool Staged = false>
 __global__ void __maxnreg__((registers_kernel_budget<Op, T, Block, K * N>))
@@ -175,12 +188,16 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     float v[K * N];
     slot_mask<K * N> ok;
     load_op_packs<Op, dispatch::row_load_policy, stores>(tp, in_row, res_row, v, ok);
-    // A persistent grid (rows over clusters) with few CTAs per SM: the segment of the row this
-    // group takes next goes into L2 while this one is reduced, exchanged and written (policy.hpp:
-    // prefetch_next_row). Grids of one CTA per row step never get here (row + step >= rows).
+    // Few row loads in flight per SM (policy.hpp: prefetch_next_row): the segment of the row
+    // this group takes next in a persistent cluster grid, or that a CTA one wave of resident
+    // CTAs later takes in a grid of one CTA per row step, goes into L2 while this row is
+    // reduced, exchanged and written. Only bytes of that row are touched.
     if constexpr (registers_kernel_prefetches<Op, T, Block, K * N>) {
-      if (lane == 0 && row + step < io.rows) {
-        const int64_t next = row + step;
+      const int64_t ahead = csize > 1 ? step
+                                      : static_cast<int64_t>(sm_id_count()) *
+                                            registers_kernel_ctas<Op, T, Block, K * N> * rows_per_step;
+      if (lane == 0 && row + ahead < io.rows) {
+        const int64_t next = row + ahead;
         const int64_t c0 = seg_begin * N - head > 0 ? seg_begin * N - head : 0;
         const int64_t c1 = seg_end * N - head < io.cols ? seg_end * N - head : io.cols;
         if (c1 > c0) {
