@@ -1,0 +1,120 @@
+// Lead's scratch (session 12): layer_norm's row moments (inc2: one all-reduce about the row's first element)
+// against inc0; large shapes L2 flushed, % of the probe's own 256 MiB copy floor; small shapes graph of 100.
+#include <rowwise/rowwise.cuh>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d\n", cudaGetErrorString(e_), __LINE__); exit(1);} } while (0)
+using namespace rowwise;
+static void *g_in, *g_out, *g_w, *g_flush;
+static double g_floor = 0;
+template <class T> __global__ void fill(T* p, size_t n) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned h = (unsigned)i * 2654435761u; h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
+    p[i] = T(((h & 0xffff) / 65536.0f - 0.5f) * 8.0f);
+  }
+}
+template <class T> void fill_all() {
+  fill<<<2048, 256>>>((T*)g_in, (300ll << 20) / sizeof(T)); fill<<<256, 256>>>((T*)g_w, (4 << 20) / sizeof(T));
+  CK(cudaDeviceSynchronize());
+}
+template <class F> double graph_us(F launch) {
+  cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  if (!launch(s)) { printf("launch failed\n"); exit(1); }
+  CK(cudaStreamSynchronize(s));
+  cudaGraph_t g; cudaGraphExec_t ge;
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < 100; ++i) (void)launch(s);
+  CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ge, g, 0));
+  CK(cudaGraphLaunch(ge, s)); CK(cudaStreamSynchronize(s));
+  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+  std::vector<float> ts;
+  for (int i = 0; i < 11; ++i) { cudaEventRecord(a, s); CK(cudaGraphLaunch(ge, s)); cudaEventRecord(b, s); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); ts.push_back(ms); }
+  std::sort(ts.begin(), ts.end());
+  cudaGraphExecDestroy(ge); cudaGraphDestroy(g); cudaStreamDestroy(s);
+  return ts[5] * 1000.0 / 100.0;
+}
+template <class F> double gbps(F launch, double bytes) {
+  if (!launch(cudaStream_t{})) { printf("launch failed\n"); exit(1); }
+  CK(cudaDeviceSynchronize());
+  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b); std::vector<float> ts;
+  for (int i = 0; i < 9; ++i) { CK(cudaMemsetAsync(g_flush, i, 128 << 20)); cudaEventRecord(a); (void)launch(cudaStream_t{}); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); ts.push_back(ms); }
+  std::sort(ts.begin(), ts.end());
+  return bytes / ts[4] / 1e6;
+}
+static unsigned long long out_hash(size_t bytes) {
+  std::vector<unsigned> h(bytes / 4); CK(cudaMemcpy(h.data(), g_out, bytes, cudaMemcpyDeviceToHost));
+  unsigned long long x = 1469598103934665603ull; for (unsigned v : h) { x ^= v; x *= 1099511628211ull; } return x;
+}
+template <class T> bool call(int op, int64_t rows, int64_t cols, cudaStream_t s) {
+  auto w = vector<const T>((const T*)g_w, cols);
+  auto b = vector<const T>((const T*)g_w + 300000, cols);
+  auto in = matrix<const T>((const T*)g_in, rows, cols);
+  auto out = matrix<T>((T*)g_out, rows, cols);
+  switch (op) {
+    case 0: return (bool)layer_norm(in, out, w, b, 1e-5f, s);
+    case 1: return (bool)rms_norm(in, out, w, 1e-6f, s);
+    case 2: return (bool)fused_add_rms_norm(matrix<T>((T*)g_in, rows, cols), out, w, 1e-6f, s);
+    case 3: return (bool)layer_norm(in, out, vector_view<const T>{}, vector_view<const T>{}, 1e-5f, s);
+    case 4: return (bool)layer_norm(in, out, w, vector_view<const T>{}, 1e-5f, s);
+    case 5: return (bool)softmax(in, out, s);
+    case 6: return (bool)rms_norm(in, out, vector_view<const T>{}, 1e-6f, s);
+    case 7: return (bool)log_softmax(in, out, s);
+  }
+  return false;
+}
+static const char* opname(int op) {
+  const char* n[] = {"layer_norm", "rms_norm", "fused", "ln_noweight", "ln_gamma", "softmax", "rms_noweight", "log_softmax"};
+  return n[op];
+}
+
+template <class T> void small(const char* name) {
+  fill_all<T>();
+  for (int op : {0, 3, 1}) {
+    printf("%-11s %-5s small us:", opname(op), name);
+    for (auto rc : {std::pair<int64_t, int64_t>{1, 4096}, {16, 4096}, {128, 4096}, {1, 8192}})
+      printf(" %lldx%lld:%.2f", (long long)rc.first, (long long)rc.second, graph_us([&](cudaStream_t s) { return call<T>(op, rc.first, rc.second, s); }));
+    printf("\n"); fflush(stdout);
+  }
+}
+template <class T> void large(const char* name, std::vector<int> ops, std::vector<int64_t> widths) {
+  fill_all<T>();
+  for (int op : ops) {
+    printf("%-11s %-5s large %%:", opname(op), name);
+    for (int64_t cols : widths) {
+      const int64_t rows = (256ll << 20) / (2 * cols * (int64_t)sizeof(T));
+      printf(" %lld:%.1f", (long long)cols, 100.0 * gbps([&](cudaStream_t s) { return call<T>(op, rows, cols, s); },
+                                                      2.0 * rows * cols * sizeof(T)) / g_floor);
+    }
+    printf("\n"); fflush(stdout);
+  }
+}
+
+template <class T> void graphs(const char* name, std::vector<int> ops, std::vector<std::pair<int64_t,int64_t>> shapes) {
+  fill_all<T>();
+  for (int op : ops) {
+    printf("%-11s %-5s graph us:", opname(op), name);
+    for (auto rc : shapes)
+      printf(" %lldx%lld:%.2f", (long long)rc.first, (long long)rc.second, graph_us([&](cudaStream_t s) { return call<T>(op, rc.first, rc.second, s); }));
+    printf("\n"); fflush(stdout);
+  }
+}
+int main(int argc, char** argv) {
+  CK(cudaMalloc(&g_in, 300 << 20)); CK(cudaMalloc(&g_out, 300 << 20)); CK(cudaMalloc(&g_w, 4 << 20)); CK(cudaMalloc(&g_flush, 130 << 20));
+  g_floor = gbps([&](cudaStream_t s) { return cudaMemcpyAsync(g_out, g_in, 128 << 20, cudaMemcpyDeviceToDevice, s) == cudaSuccess; }, 256.0 * (1 << 20));
+  printf("floor %.0f GB/s\n", g_floor);
+  for (int rep = 0; rep < 2; ++rep) {
+    large<__nv_bfloat16>("bf16", {5, 7}, {65536, 152064, 262144});
+    large<__half>("fp16", {5}, {65536, 152064, 262144});
+    large<float>("fp32", {5, 7}, {152064, 262144});
+    large<float>("fp32", {2}, {16384, 65536});
+    large<__nv_bfloat16>("bf16", {2}, {12288, 32768, 65536});
+    large<__nv_bfloat16>("bf16", {1}, {32768});
+  }
+  graphs<float>("fp32", {5, 2}, {{1, 152064}, {8, 152064}});
+  graphs<__nv_bfloat16>("bf16", {5, 2}, {{1, 152064}, {8, 152064}});
+  { fill_all<float>(); CK(cudaMemset(g_out, 0, 64 << 20)); call<float>(0, 256, 65536, cudaStream_t{}); CK(cudaDeviceSynchronize()); printf("hash ln fp32 256x65536 %llx\n", out_hash(64 << 20)); }
+  { fill_all<float>(); CK(cudaMemset(g_out, 0, 64 << 20)); call<float>(5, 256, 65536, cudaStream_t{}); CK(cudaDeviceSynchronize()); printf("hash sm fp32 256x65536 %llx\n", out_hash(64 << 20)); }
+  return 0;
+}
