@@ -1,5 +1,5 @@
-// Lead's scratch (session 12): layer_norm's row moments (inc2: one all-reduce about the row's first element)
-// against inc0; large shapes L2 flushed, % of the probe's own 256 MiB copy floor; small shapes graph of 100.
+// Lead's scratch (session 13): the L2 prefetch of the next row (28a: inc1-3 against inc0, the library at
+// c79cfed); large shapes L2 flushed, % of the probe's own 256 MiB copy floor; small shapes graph of 100.
 #include <rowwise/rowwise.cuh>
 #include <algorithm>
 #include <cstdio>
