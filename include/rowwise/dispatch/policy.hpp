@@ -134,21 +134,23 @@ constexpr int ctas_by_registers(int regs, int block, int regs_per_sm = 65536) {
 
 /// Whether a registers kernel prefetches into L2 the segment of the row it (in a persistent
 /// cluster grid) or a CTA one wave later (a grid of one CTA per row step) takes next, while it
-/// reduces and writes this one: only when its register budget leaves an SM at most two CTAs
-/// and at most 64 KiB of row loads in flight (CTAs x threads x the bytes each thread loads), too
-/// few to keep DRAM busy through the rows' reductions and exchanges. Measured on the H200
-/// (bench/NOTES.md 28a-b, probe floor): bf16 layer_norm 65536 74 -> 81 %, 16384 83 -> 91 %, fp16
-/// 76 -> 85 / 84 -> 92 %, bf16 rms_norm 65536 90 -> 94 %, 16384 94 -> 96 %, bf16 softmax /
-/// log_softmax 16384 93 / 91 -> 100 / 99 %, bf16 fused_add_rms_norm 8192 +4 points. Where more is
-/// in flight it cost 7-12 points (fp32 rows: three CTAs per SM, or two of 384 threads at 96 KiB:
-/// rms_norm fp32 16384 92 -> 82 %, 12288 98 -> 85 %; cause not measured, likely the demand
+/// reduces and writes this one: when its register budget leaves an SM at most 64 KiB of row
+/// loads in flight (CTAs x threads x the bytes each thread loads), too few to keep DRAM busy
+/// through the rows' reductions and exchanges, and the row (segment) of a thread group spans at
+/// least 1.5 KiB (one prefetch instruction per row and group; shorter rows were not measured).
+/// Measured on the H200 (bench/NOTES.md 28, probe floor; every kernel in flight <= 64 KiB
+/// against > 64 KiB): bf16 layer_norm 65536 74 -> 81 %, 16384 83 -> 91 %, 768 / 5120 89 -> 94 %;
+/// fp16 alike; bf16 softmax / log_softmax 16384 93 / 91 -> 100 / 99 %, 1024 98 -> 100; bf16
+/// rms_norm 65536 90 -> 94 %; bf16 fused_add_rms_norm 768-8192 +1 to +4 points; a few at -0.5 to
+/// -2 (fp16 layer_norm 1024, bf16 rms_norm 2048 / 5120). With more in flight it cost 2-12
+/// points (72-96 KiB: every fp32 kernel, 16-bit layer_norm 2048-8192 of 5-10 CTAs of 64-128
+/// threads at 80 KiB, bf16 softmax 12288 at 72 KiB; cause not measured, likely the demand
 /// loads queueing behind the prefetches once enough are in flight to cover the latency).
-inline constexpr int prefetch_next_row_max_ctas = 2;
 inline constexpr int prefetch_next_row_max_bytes_per_sm = 64 * 1024;
-constexpr bool prefetch_next_row(int regs, int block, int load_bytes_per_thread) {
-  const int ctas = ctas_by_registers(regs, block);
-  return ctas <= prefetch_next_row_max_ctas &&
-         ctas * block * load_bytes_per_thread <= prefetch_next_row_max_bytes_per_sm;
+inline constexpr int prefetch_next_row_min_row_bytes = 1536;
+constexpr bool prefetch_next_row(int regs, int block, int load_bytes_per_thread, int row_bytes_per_group) {
+  return ctas_by_registers(regs, block) * block * load_bytes_per_thread <= prefetch_next_row_max_bytes_per_sm &&
+         row_bytes_per_group >= prefetch_next_row_min_row_bytes;
 }
 
 /// The registers a row kernel of `block` threads may use: its kind's budget (max_registers),
