@@ -695,6 +695,26 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 256, 64) == 128);
 }
 
+TEST_CASE("prefetch_next_row: only kernels with at most 64 KiB of row loads in flight per SM and rows of 1.5 KiB",
+          "[host][plan]") {
+  // The measured split (bench/NOTES.md 28): 16-bit rows of 64 values per thread, 256 threads at 128
+  // registers (two CTAs, 64 KiB) gained, and 128 threads of 32 values at 64 registers (eight CTAs,
+  // 64 KiB); fp32 rows of 32 values at 80 registers (three CTAs of 256 or six of 128: 96 KiB) and
+  // 16-bit rows of 64 values in CTAs of 192 threads (three per SM: 72 KiB) lost.
+  const auto pf = [](bool fuses, bool params, int elem_bytes, int block, int values, int group) {
+    const int regs = dsp::row_kernel_registers_for(fuses, params, elem_bytes, block, values);
+    return dsp::prefetch_next_row(regs, block, values * elem_bytes * (fuses ? 2 : 1), group * values * elem_bytes);
+  };
+  CHECK(pf(false, true, 2, 256, 64, 256));   // layer_norm bf16 16384 / 65536 (per CTA segment)
+  CHECK(pf(false, false, 2, 128, 32, 32));   // softmax bf16 1024, four rows per CTA
+  CHECK(pf(true, true, 2, 256, 32, 256));    // fused_add_rms_norm bf16 8192
+  CHECK_FALSE(pf(false, true, 4, 256, 32, 256));  // fp32 rows, three CTAs: 96 KiB
+  CHECK_FALSE(pf(false, true, 4, 384, 32, 384));  // fp32 12288, two CTAs of 384: 96 KiB
+  CHECK_FALSE(pf(false, false, 2, 192, 64, 192)); // softmax bf16 12288, three CTAs: 72 KiB
+  CHECK_FALSE(pf(false, true, 2, 128, 64, 32));   // layer_norm bf16 2048, five CTAs: 80 KiB
+  CHECK_FALSE(pf(false, false, 2, 128, 32, 16));  // softmax bf16 512: 1 KiB rows, not measured
+}
+
 TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 64 values per thread where a "
           "rule says so",
           "[host][plan]") {
