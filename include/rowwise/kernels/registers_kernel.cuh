@@ -8,7 +8,8 @@
 // Each thread loads its K packs (all in flight at once), the op reduces them in registers,
 // the row is all-reduced, and the same registers are rewritten: one read and one write per
 // element. Blocks (clusters) loop over row steps; the launcher gives one CTA per step except
-// for clusters, whose grid is persistent.
+// for clusters, whose grid is persistent. Kernels that leave an SM few loads in flight prefetch
+// the rows they (or the next wave of CTAs) take next into L2 (dispatch/policy.hpp).
 #pragma once
 
 #include <type_traits>
@@ -113,13 +114,6 @@ struct two_pass_storage<Op, G, Block, true> {
   using type = typename two_pass_moments<G, Block>::storage;
 };
 
-/// segment_packs: packs of a row per CTA when rows are split over a cluster (<= K * G); the
-/// CTA of rank r takes packs [r * segment_packs, (r + 1) * segment_packs). Without a cluster
-/// it is K * G (the whole row fits one CTA).
-/// Staged: the op's per-column weights are copied into the launch's dynamic shared memory
-/// (column_stage.cuh). A separate instance, because the staged write-back changes the register
-/// allocation of the whole kernel: compiled into every launch, it cost layer_norm 2-6 points of
-/// the copy floor at shapes that never stage (bench/NOTES.md 21).
 /// The kernel's register cap (dispatch/policy.hpp), the CTAs per SM it allows, and whether the
 /// kernel prefetches its next rows (policy.hpp: prefetch_next_row; each input row's bytes
 /// counted).
@@ -141,6 +135,13 @@ __device__ __forceinline__ unsigned sm_id_count() {
   return n;
 }
 
+/// segment_packs: packs of a row per CTA when rows are split over a cluster (<= K * G); the
+/// CTA of rank r takes packs [r * segment_packs, (r + 1) * segment_packs). Without a cluster
+/// it is K * G (the whole row fits one CTA).
+/// Staged: the op's per-column weights are copied into the launch's dynamic shared memory
+/// (column_stage.cuh). A separate instance, because the staged write-back changes the register
+/// allocation of the whole kernel: compiled into every launch, it cost layer_norm 2-6 points of
+/// the copy floor at shapes that never stage (bench/NOTES.md 21).
 template <class Op, class T, int N, int G, int K, int Block, bool Staged = false>
 __global__ void __maxnreg__((registers_kernel_budget<Op, T, Block, K * N>))
 registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
