@@ -659,17 +659,18 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   constexpr int registers_per_sm = 65536;
   for (int i = 0; i < dsp::registers_config_count; ++i) {
     const int block = dsp::registers_configs[i].block;
+    const int g = dsp::registers_configs[i].g;
     for (bool with_params : {false, true})
       for (int elem_bytes : {2, 4}) {
         const int values = dsp::registers_k(i, 16 / elem_bytes) * (16 / elem_bytes);
         INFO("config " << i << " (block " << block << ", " << values << " values), with_params " << with_params
                        << ", elem_bytes " << elem_bytes);
-        CHECK(2 * block * dsp::max_registers(false, with_params, elem_bytes, values) <= registers_per_sm);
+        CHECK(2 * block * dsp::max_registers(false, with_params, elem_bytes, values, block, g) <= registers_per_sm);
         // A block's raised budget keeps its kind's CTAs per SM, never fewer (and never less
         // than the kind's budget).
         for (bool fuses : {false, true}) {
-          const int base = dsp::max_registers(fuses, with_params, elem_bytes, values);
-          const int raised = dsp::row_kernel_registers_for(fuses, with_params, elem_bytes, block, values);
+          const int base = dsp::max_registers(fuses, with_params, elem_bytes, values, block, g);
+          const int raised = dsp::row_kernel_registers_for(fuses, with_params, elem_bytes, block, values, g);
           CHECK(raised >= base);
           CHECK(raised % 8 == 0);
           CHECK(dsp::ctas_by_registers(raised, block) == dsp::ctas_by_registers(base, block));
@@ -685,14 +686,19 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   CHECK(dsp::ctas_by_registers(80, 352) == 2);
   CHECK(dsp::ctas_by_registers(88, 352) == 1);
   CHECK(dsp::ctas_by_registers(64, 128) == 8);
-  CHECK(dsp::row_kernel_registers_for(false, true, 2, 384) == 80);
-  CHECK(dsp::row_kernel_registers_for(false, true, 2, 128) == 64);
-  // Wide rows: 96 registers (ten CTAs of 64 threads), raised to 128 where that keeps the CTAs
-  // (256 threads: two either way).
-  CHECK(dsp::row_kernel_registers_for(false, true, 2, 64, 64) == 96);
-  CHECK(dsp::ctas_by_registers(96, 64) == 10);
-  CHECK(dsp::row_kernel_registers_for(false, false, 2, 192, 64) == 96);
-  CHECK(dsp::row_kernel_registers_for(false, true, 2, 256, 64) == 128);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 384, 32, 384) == 80);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128) == 64);
+  // Wide rows: 96 registers (five CTAs of 128 threads holding four rows of 32 threads each),
+  // raised to 128 where that keeps the CTAs (256 threads: two either way); one row per CTA of
+  // 64-128 threads: 128 (eight CTAs of 64 threads instead of ten, so that they prefetch).
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 64, 32) == 96);
+  CHECK(dsp::ctas_by_registers(96, 128) == 5);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 64, 64, 64) == 128);
+  CHECK(dsp::ctas_by_registers(128, 64) == 8);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 64, 128) == 128);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 160, 64, 160) == 96);
+  CHECK(dsp::row_kernel_registers_for(false, false, 2, 192, 64, 192) == 96);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 256, 64, 256) == 128);
 }
 
 TEST_CASE("prefetch_next_row: only kernels with at most 64 KiB of row loads in flight per SM and rows of 1.5 KiB",
@@ -702,7 +708,7 @@ TEST_CASE("prefetch_next_row: only kernels with at most 64 KiB of row loads in f
   // 64 KiB); fp32 rows of 32 values at 80 registers (three CTAs of 256 or six of 128: 96 KiB) and
   // 16-bit rows of 64 values in CTAs of 192 threads (three per SM: 72 KiB) lost.
   const auto pf = [](bool fuses, bool params, int elem_bytes, int block, int values, int group) {
-    const int regs = dsp::row_kernel_registers_for(fuses, params, elem_bytes, block, values);
+    const int regs = dsp::row_kernel_registers_for(fuses, params, elem_bytes, block, values, group);
     return dsp::prefetch_next_row(regs, block, values * elem_bytes * (fuses ? 2 : 1), group * values * elem_bytes);
   };
   CHECK(pf(false, true, 2, 256, 64, 256));   // layer_norm bf16 16384 / 65536 (per CTA segment)
@@ -712,6 +718,11 @@ TEST_CASE("prefetch_next_row: only kernels with at most 64 KiB of row loads in f
   CHECK_FALSE(pf(false, true, 4, 384, 32, 384));  // fp32 12288, two CTAs of 384: 96 KiB
   CHECK_FALSE(pf(false, false, 2, 192, 64, 192)); // softmax bf16 12288, three CTAs: 72 KiB
   CHECK_FALSE(pf(false, true, 2, 128, 64, 32));   // layer_norm bf16 2048, five CTAs: 80 KiB
+  // Wide one-row CTAs of 64-128 threads at their 128 registers (policy.hpp, NOTES 29f).
+  CHECK(pf(false, true, 2, 64, 64, 64));          // layer_norm bf16 4096, eight CTAs: 64 KiB
+  CHECK(pf(false, true, 2, 96, 64, 96));          // layer_norm bf16 6144, five CTAs: 60 KiB
+  CHECK(pf(false, true, 2, 128, 64, 128));        // layer_norm bf16 8192, four CTAs: 64 KiB
+  CHECK_FALSE(pf(false, false, 2, 160, 64, 160)); // softmax bf16 10240 at 96: four CTAs, 80 KiB
   CHECK_FALSE(pf(false, false, 2, 128, 32, 16));  // softmax bf16 512: 1 KiB rows, not measured
 }
 
@@ -804,8 +815,9 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
   // CTAs per SM).
   CHECK_FALSE(wide(plan(2 * h200.sm_count / 4, 65536, false, true)));
   CHECK(wide(plan(2 * h200.sm_count / 4 + 1, 65536, false, true)));
-  // More rows than one wave: 4096 columns, 64 threads at 96 registers, ten CTAs per SM.
-  const int64_t wave = int64_t{10} * h200.sm_count;
+  // More rows than one wave: 4096 columns, one row per CTA of 64 threads at 128 registers, eight
+  // CTAs per SM (policy.hpp: wide_16bit_one_row).
+  const int64_t wave = int64_t{8} * h200.sm_count;
   CHECK_FALSE(wide(plan(wave, 4096, false, true)));
   CHECK(wide(plan(wave + 1, 4096, false, true)));
   // 2048 columns: warps of 128-thread blocks (4 rows per CTA, five CTAs per SM).

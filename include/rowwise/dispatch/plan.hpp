@@ -100,13 +100,15 @@ constexpr int64_t column_stage_bytes(const problem& p, int block, int k) {
          kernels::column_stage_bytes_per_param(k, p.pack_elems, p.column_param_bytes, block);
 }
 
-/// CTAs of `block` threads holding `values` values each one SM holds by the registers of a
-/// registers kernel (policy.hpp: row_kernel_registers_for); 0 when the device's registers are
-/// unknown.
-constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block, int values) {
+/// CTAs of `block` threads (`threads_per_row` per row) holding `values` values each one SM holds
+/// by the registers of a registers kernel (policy.hpp: row_kernel_registers_for); 0 when the
+/// device's registers are unknown.
+constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block, int values,
+                                     int threads_per_row) {
   if (dev.regs_per_sm <= 0) return 0;
   const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
-  const int regs = row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values);
+  const int regs =
+      row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values, threads_per_row);
   const int by_regs = ctas_by_registers(regs, block, dev.regs_per_sm);
   return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
 }
@@ -122,7 +124,8 @@ constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev,
 constexpr bool column_stage_pays(const problem& p, const device_limits& dev, const plan& pl, int64_t bytes) {
   if (bytes <= 0 || dev.smem_per_sm <= 0) return false;
   if (bytes + static_smem_reserve > dev.max_smem_optin) return false;
-  const int per_sm = row_kernel_ctas_per_sm(p, dev, pl.block, pl.packs_per_thread * pl.pack_elems);
+  const int per_sm =
+      row_kernel_ctas_per_sm(p, dev, pl.block, pl.packs_per_thread * pl.pack_elems, pl.threads_per_row);
   if (per_sm <= 0 || dev.smem_per_sm / (bytes + column_stage_smem_overhead) < per_sm) return false;
   return pl.persistent || pl.max_useful_blocks <= static_cast<int64_t>(per_sm) * dev.sm_count ||
          column_stage_every_wave(p.elem_bytes, p.column_param_count);
@@ -279,7 +282,8 @@ constexpr plan wide_rows_plan(const problem& p, const device_limits& dev, int64_
       const int cfg = exact_wide_config(packs / c, p.pack_elems, c > 1 ? wide_cluster_min_threads : 1, c > 1);
       if (cfg < 0) continue;
       const registers_config& wc = registers_configs[cfg];
-      const int per_sm = row_kernel_ctas_per_sm(p, dev, wc.block, registers_k(cfg, p.pack_elems) * p.pack_elems);
+      const int per_sm =
+          row_kernel_ctas_per_sm(p, dev, wc.block, registers_k(cfg, p.pack_elems) * p.pack_elems, wc.g);
       const int64_t one_wave = static_cast<int64_t>(per_sm) * dev.sm_count;  // CTAs
       if (per_sm <= 0 || ceil_div(p.rows, wc.block / wc.g) * c <= one_wave) return plan{};
       return make_registers_plan(p, dev, cfg, c, packs / c);

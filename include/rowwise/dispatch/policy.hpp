@@ -102,21 +102,39 @@ inline constexpr store_policy row_store_policy_v = row_store_policy(StagedKernel
 /// below ~128. Wide rows (64 16-bit values per thread, wide_rows_rules) at 96: ten CTAs of 64
 /// threads per SM, the same bytes in flight as eight of 128 threads at 32 values; at 128 (eight
 /// CTAs, no spills) bf16 layer_norm lost 3-15 points against 96 (a few spilled words; NOTES 24a).
-/// Rows of 40-48 values per thread (5-6 packs) at 80.
+/// That was before the next row's L2 prefetch (prefetch_next_row), which only kernels with at
+/// most 64 KiB of row loads in flight per SM take: one wide row per CTA of 64 / 96 / 128 threads
+/// (16-bit layer_norm 4096 / 6144 / 8192) holds 80 / 72 / 80 KiB at 96 registers (10 / 6 / 5
+/// CTAs) and 64 / 60 / 64 KiB at 128 (8 / 5 / 4 CTAs), so at 128 they prefetch. Measured on the
+/// H200 (NOTES 29f, two runs of alternated builds, % of the probe's floor): bf16 layer_norm 4096
+/// +0.7-1.2 points, 6144 +1.7-2.3, 8192 +0.8-1.2; fp16 4096 / 8192 +1.7-2.0. Not the others:
+/// 192-thread CTAs drop from three to two (bf16 layer_norm 12288 -3.2), 32-thread rows four to a
+/// 128-thread CTA (2048) lost 0.5-0.8; 160-thread CTAs gained (bf16 softmax 10240 +2.9-3.4,
+/// rms_norm +1.2-1.5, layer_norm +0.4-0.8) but also hold the cluster segments of longer rows
+/// (20480, 40960, ...), not measured at 128. Rows of 40-48 values per thread (5-6 packs) at 80.
 struct register_budget {
-  int plain_fp32;         // softmax, log_softmax on 4-byte elements
-  int plain_16bit;        // softmax, log_softmax on 2-byte elements
-  int with_params_fp32;   // layer_norm, rms_norm (weights loaded per pack) on 4-byte elements
-  int with_params_16bit;  // the same on 2-byte elements
-  int fused_residual;     // fused_add_rms_norm
-  int wide_16bit;         // rows of 49-64 values per thread (wide configs), any op that has them
-  int wide_16bit_48;      // rows of 33-48 values per thread (wide configs of 5-6 packs)
+  int plain_fp32;          // softmax, log_softmax on 4-byte elements
+  int plain_16bit;         // softmax, log_softmax on 2-byte elements
+  int with_params_fp32;    // layer_norm, rms_norm (weights loaded per pack) on 4-byte elements
+  int with_params_16bit;   // the same on 2-byte elements
+  int fused_residual;      // fused_add_rms_norm
+  int wide_16bit;          // rows of 49-64 values per thread (wide configs), any op that has them
+  int wide_16bit_one_row;  // 64 values, one row per CTA of wide_one_row_min..max_threads threads
+  int wide_16bit_48;       // rows of 33-48 values per thread (wide configs of 5-6 packs)
 };
-inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 80};
-/// The budget of a kind of op holding `values` values per thread.
-constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes, int values = 32) {
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80};
+inline constexpr int wide_one_row_min_threads = 64;
+inline constexpr int wide_one_row_max_threads = 128;
+/// The budget of a kind of op holding `values` values per thread, in CTAs of `block` threads of
+/// which `threads_per_row` hold one row (0, 0: not known, the budget of any CTA).
+constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes, int values = 32, int block = 0,
+                            int threads_per_row = 0) {
   if (fuses_residual) return row_kernel_registers.fused_residual;
-  if (values > 48) return row_kernel_registers.wide_16bit;
+  if (values > 48)  // 8 packs (64 values) measured one row per CTA; 7 packs (56) were not
+    return values == 64 && threads_per_row == block && block >= wide_one_row_min_threads &&
+                   block <= wide_one_row_max_threads
+               ? row_kernel_registers.wide_16bit_one_row
+               : row_kernel_registers.wide_16bit;
   if (values > 32) return row_kernel_registers.wide_16bit_48;
   if (with_params)
     return elem_bytes >= 4 ? row_kernel_registers.with_params_fp32 : row_kernel_registers.with_params_16bit;
@@ -153,14 +171,14 @@ constexpr bool prefetch_next_row(int regs, int block, int load_bytes_per_thread,
          row_bytes_per_group >= prefetch_next_row_min_row_bytes;
 }
 
-/// The registers a row kernel of `block` threads may use: its kind's budget (max_registers),
-/// raised to the most that keep the same CTAs per SM. Blocks whose warps do not divide the
-/// register file evenly get them for free: 384 threads hold two CTAs per SM at 64 registers and
-/// at 80 (bf16 layer_norm 12288 columns spilled ~100 bytes at 64, ptxas -v); 320 fp32 threads
-/// two at 80 and at 96.
+/// The registers a row kernel of `block` threads, `threads_per_row` of them per row, holding
+/// `values` values per thread may use: its kind's budget (max_registers), raised to the most that
+/// keep the same CTAs per SM. Blocks whose warps do not divide the register file evenly get them
+/// for free: 384 threads hold two CTAs per SM at 64 registers and at 80 (bf16 layer_norm 12288
+/// columns spilled ~100 bytes at 64, ptxas -v); 320 fp32 threads two at 80 and at 96.
 constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, int elem_bytes, int block,
-                                       int values = 32) {
-  const int base = max_registers(fuses_residual, with_params, elem_bytes, values);
+                                       int values, int threads_per_row) {
+  const int base = max_registers(fuses_residual, with_params, elem_bytes, values, block, threads_per_row);
   const int ctas = ctas_by_registers(base, block);
   for (int regs = 128; regs > base; regs -= 8)
     if (ctas_by_registers(regs, block) >= ctas) return regs;
@@ -260,8 +278,8 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
 /// Many rows of 16-bit elements held 40-64 values per thread (the wide configs: 5-8 packs of 8)
 /// instead of 32: fewer threads per row, so the per-row work of each thread (its row set-up, the
 /// warp and block reductions, the weights' addresses) is spread over more values, while an SM
-/// still holds the same bytes in flight (ten CTAs of 64 threads x 64 values at 96 registers
-/// against eight of 128 x 32 at 64). Only where it applies exactly (plan.hpp wide_rows_plan):
+/// still holds about the same bytes in flight (eight CTAs of 64 threads x 64 values at 128
+/// registers, as eight of 128 x 32 at 64; register_budget). Only where it applies exactly (plan.hpp wide_rows_plan):
 /// 16-byte aligned rows that fill a wide config (G x K packs, every thread's packs whole), and
 /// more rows than one wave of its CTAs (with fewer, each row's latency decides, and it grows
 /// with the values per thread: bf16 layer_norm 1 x 4096 2.3 -> 3.6 us, rms_norm 128 x 4096

@@ -117,15 +117,15 @@ struct two_pass_storage<Op, G, Block, true> {
 /// The kernel's register cap (dispatch/policy.hpp), the CTAs per SM it allows, and whether the
 /// kernel prefetches its next rows (policy.hpp: prefetch_next_row; each input row's bytes
 /// counted).
-template <class Op, class T, int Block, int Values>
-inline constexpr int registers_kernel_budget =
-    dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values);
-template <class Op, class T, int Block, int Values>
+template <class Op, class T, int G, int Block, int Values>
+inline constexpr int registers_kernel_budget = dispatch::row_kernel_registers_for(
+    Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values, G);
+template <class Op, class T, int G, int Block, int Values>
 inline constexpr int registers_kernel_ctas =
-    dispatch::ctas_by_registers(registers_kernel_budget<Op, T, Block, Values>, Block);
+    dispatch::ctas_by_registers(registers_kernel_budget<Op, T, G, Block, Values>, Block);
 template <class Op, class T, int G, int Block, int Values>
 inline constexpr bool registers_kernel_prefetches = dispatch::prefetch_next_row(
-    registers_kernel_budget<Op, T, Block, Values>, Block,
+    registers_kernel_budget<Op, T, G, Block, Values>, Block,
     Values * static_cast<int>(sizeof(T)) * (Op::fuses_residual ? 2 : 1), G * Values * static_cast<int>(sizeof(T)));
 
 /// SMs of this GPU (%nsmid: one more than the largest SM id; a hint's distance only).
@@ -143,7 +143,7 @@ __device__ __forceinline__ unsigned sm_id_count() {
 /// allocation of the whole kernel: compiled into every launch, it cost layer_norm 2-6 points of
 /// the copy floor at shapes that never stage (bench/NOTES.md 21).
 template <class Op, class T, int N, int G, int K, int Block, bool Staged = false>
-__global__ void __maxnreg__((registers_kernel_budget<Op, T, Block, K * N>))
+__global__ void __maxnreg__((registers_kernel_budget<Op, T, G, Block, K * N>))
 registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
   using value = typename Op::value;
@@ -196,7 +196,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     if constexpr (registers_kernel_prefetches<Op, T, G, Block, K * N>) {
       const int64_t ahead = csize > 1 ? step
                                       : static_cast<int64_t>(sm_id_count()) *
-                                            registers_kernel_ctas<Op, T, Block, K * N> * rows_per_step;
+                                            registers_kernel_ctas<Op, T, G, Block, K * N> * rows_per_step;
       if (lane == 0 && row + ahead < io.rows) {
         const int64_t next = row + ahead;
         const int64_t c0 = seg_begin * N - head > 0 ? seg_begin * N - head : 0;
