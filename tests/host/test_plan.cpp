@@ -718,7 +718,7 @@ TEST_CASE("prefetch_next_row: only kernels with at most 64 KiB of row loads in f
   CHECK_FALSE(pf(false, true, 4, 384, 32, 384));  // fp32 12288, two CTAs of 384: 96 KiB
   CHECK_FALSE(pf(false, false, 2, 192, 64, 192)); // softmax bf16 12288, three CTAs: 72 KiB
   CHECK_FALSE(pf(false, true, 2, 128, 64, 32));   // layer_norm bf16 2048, five CTAs: 80 KiB
-  // Wide one-row CTAs of 64-128 threads at their 128 registers (policy.hpp, NOTES 29f).
+  // Wide one-row CTAs of 64-128 threads at their 128 registers (policy.hpp; NOTES session 14 g).
   CHECK(pf(false, true, 2, 64, 64, 64));          // layer_norm bf16 4096, eight CTAs: 64 KiB
   CHECK(pf(false, true, 2, 96, 64, 96));          // layer_norm bf16 6144, five CTAs: 60 KiB
   CHECK(pf(false, true, 2, 128, 64, 128));        // layer_norm bf16 8192, four CTAs: 64 KiB

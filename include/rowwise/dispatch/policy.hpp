@@ -106,7 +106,7 @@ inline constexpr store_policy row_store_policy_v = row_store_policy(StagedKernel
 /// most 64 KiB of row loads in flight per SM take: one wide row per CTA of 64 / 96 / 128 threads
 /// (16-bit layer_norm 4096 / 6144 / 8192) holds 80 / 72 / 80 KiB at 96 registers (10 / 6 / 5
 /// CTAs) and 64 / 60 / 64 KiB at 128 (8 / 5 / 4 CTAs), so at 128 they prefetch. Measured on the
-/// H200 (NOTES 29f, two runs of alternated builds, % of the probe's floor): bf16 layer_norm 4096
+/// H200 (bench/NOTES.md session 14 g, two runs of alternated builds, % of the probe's floor): bf16 layer_norm 4096
 /// +0.7-1.2 points, 6144 +1.7-2.3, 8192 +0.8-1.2; fp16 4096 / 8192 +1.7-2.0. Not the others:
 /// 192-thread CTAs drop from three to two (bf16 layer_norm 12288 -3.2), 32-thread rows four to a
 /// 128-thread CTA (2048) lost 0.5-0.8; 160-thread CTAs gained (bf16 softmax 10240 +2.9-3.4,
@@ -279,11 +279,11 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
 /// instead of 32: fewer threads per row, so the per-row work of each thread (its row set-up, the
 /// warp and block reductions, the weights' addresses) is spread over more values, while an SM
 /// still holds about the same bytes in flight (eight CTAs of 64 threads x 64 values at 128
-/// registers, as eight of 128 x 32 at 64; register_budget). Only where it applies exactly (plan.hpp wide_rows_plan):
-/// 16-byte aligned rows that fill a wide config (G x K packs, every thread's packs whole), and
-/// more rows than one wave of its CTAs (with fewer, each row's latency decides, and it grows
-/// with the values per thread: bf16 layer_norm 1 x 4096 2.3 -> 3.6 us, rms_norm 128 x 4096
-/// 2.1 -> 3.0 us). For the ops in `ops`: rows whose 32-value config would take more than
+/// registers, as eight of 128 x 32 at 64; register_budget). Only where it applies exactly
+/// (plan.hpp wide_rows_plan): 16-byte aligned rows that fill a wide config (G x K packs, every
+/// thread's packs whole), and more rows than one wave of its CTAs (with fewer, each row's
+/// latency decides, and it grows with the values per thread: bf16 layer_norm 1 x 4096 2.3 ->
+/// 3.6 us, rms_norm 128 x 4096 2.1 -> 3.0 us). For the ops in `ops`: rows whose 32-value config would take more than
 /// above_block threads (one CTA per row); and rows past one CTA's registers (more than 256 x 64
 /// values), with max_cluster > 1, split over the smallest cluster of up to max_cluster CTAs
 /// whose segments fill a wide config of at least wide_cluster_min_threads threads.
