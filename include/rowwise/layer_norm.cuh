@@ -13,7 +13,8 @@ namespace rowwise {
 
 /// out[r, :] = (in[r, :] - mean) / sqrt(var + eps) * gamma + beta, population variance, in fp32
 /// by two passes over registers or Welford partials (kernels/ops/layer_norm_op.cuh). gamma and beta are optional (absent: size 0 or null); W is T or
-/// float. mean / rstd, when not null, receive rows floats each. in and out may alias.
+/// float. mean / rstd, when not null, receive rows floats each. in and out may be the same matrix
+/// (else they share no byte); weights and statistics lie outside what the call writes.
 template <class In, class Out, class W>
 status layer_norm(matrix_view<In> in, matrix_view<Out> out, vector_view<W> gamma,
                   vector_view<W> beta, float eps, cudaStream_t stream, float* mean = nullptr,
@@ -24,12 +25,7 @@ status layer_norm(matrix_view<In> in, matrix_view<Out> out, vector_view<W> gamma
   static_assert(std::is_same_v<T, Out>, "layer_norm: input and output element types must match");
   static_assert(is_supported_dtype_v<T>, "layer_norm: T must be float, __half or __nv_bfloat16");
   static_assert(std::is_same_v<Wt, T> || std::is_same_v<Wt, float>, "layer_norm: W must be T or float");
-  if (status s = dispatch::validate_in_out<Msg>(in, out); !s) return s;
-  if (!dispatch::vector_fits(gamma, in.cols)) return status::invalid(Msg::gamma_size);
-  if (!dispatch::vector_fits(beta, in.cols)) return status::invalid(Msg::beta_size);
-  if (!dispatch::element_aligned(gamma.data) || !dispatch::element_aligned(beta.data))
-    return status::invalid(Msg::weight_align);
-  if (!dispatch::eps_valid(eps)) return status::invalid(Msg::eps);
+  if (status s = dispatch::validate_layer_norm<Msg>(in, out, gamma, beta, eps, mean, rstd); !s) return s;
   kernels::layer_norm_op<Wt> op;
   op.gamma = gamma.present() ? gamma.data : nullptr;
   op.beta = beta.present() ? beta.data : nullptr;

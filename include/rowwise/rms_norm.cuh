@@ -12,6 +12,7 @@
 namespace rowwise {
 
 /// out[r, :] = in[r, :] / sqrt(mean(in[r, :]^2) + eps) * weight. weight optional; W is T or float.
+/// in and out may be the same matrix (else they share no byte); the weight lies outside out.
 template <class In, class Out, class W>
 status rms_norm(matrix_view<In> in, matrix_view<Out> out, vector_view<W> weight, float eps,
                 cudaStream_t stream) {
@@ -21,10 +22,7 @@ status rms_norm(matrix_view<In> in, matrix_view<Out> out, vector_view<W> weight,
   static_assert(std::is_same_v<T, Out>, "rms_norm: input and output element types must match");
   static_assert(is_supported_dtype_v<T>, "rms_norm: T must be float, __half or __nv_bfloat16");
   static_assert(std::is_same_v<Wt, T> || std::is_same_v<Wt, float>, "rms_norm: W must be T or float");
-  if (status s = dispatch::validate_in_out<Msg>(in, out); !s) return s;
-  if (!dispatch::vector_fits(weight, in.cols)) return status::invalid(Msg::weight_size);
-  if (!dispatch::element_aligned(weight.data)) return status::invalid(Msg::weight_align);
-  if (!dispatch::eps_valid(eps)) return status::invalid(Msg::eps);
+  if (status s = dispatch::validate_rms_norm<Msg>(in, out, weight, eps); !s) return s;
   const kernels::rms_norm_op<Wt, false> op{{}, weight.present() ? weight.data : nullptr, eps, in.cols};
   const kernels::row_io<T> io{in.data, out.data, nullptr, in.rows, in.cols,
                               in.row_stride, out.row_stride, 0};
@@ -35,6 +33,7 @@ status rms_norm(matrix_view<In> in, matrix_view<Out> out, vector_view<W> weight,
 
 /// vLLM's fused_add_rms_norm, in place: residual = round_T(residual + x) is written back, then
 /// x = rms_norm(residual as stored) * weight. Agrees with `residual += x; rms_norm(residual)`.
+/// x and residual share no byte; the weight lies outside both.
 template <class T, class W>
 status fused_add_rms_norm(matrix_view<T> x, matrix_view<T> residual, vector_view<W> weight,
                           float eps, cudaStream_t stream) {
@@ -43,14 +42,7 @@ status fused_add_rms_norm(matrix_view<T> x, matrix_view<T> residual, vector_view
   static_assert(!std::is_const_v<T>, "fused_add_rms_norm: x and residual are written");
   static_assert(is_supported_dtype_v<T>, "fused_add_rms_norm: T must be float, __half or __nv_bfloat16");
   static_assert(std::is_same_v<Wt, T> || std::is_same_v<Wt, float>, "fused_add_rms_norm: W must be T or float");
-  if (status s = dispatch::validate_in_out<Msg>(matrix_view<const T>(x), x); !s) return s;
-  if (residual.rows != x.rows || residual.cols != x.cols) return status::invalid(Msg::residual_shape);
-  if (const char* e = dispatch::check_matrix(residual, Msg::residual_null, Msg::residual_stride,
-                                             Msg::residual_align, Msg::rows, Msg::cols))
-    return status::invalid(e);
-  if (!dispatch::vector_fits(weight, x.cols)) return status::invalid(Msg::weight_size);
-  if (!dispatch::element_aligned(weight.data)) return status::invalid(Msg::weight_align);
-  if (!dispatch::eps_valid(eps)) return status::invalid(Msg::eps);
+  if (status s = dispatch::validate_fused_add_rms_norm<Msg>(x, residual, weight, eps); !s) return s;
   const kernels::rms_norm_op<Wt, true> op{{}, weight.present() ? weight.data : nullptr, eps, x.cols};
   const kernels::row_io<T> io{x.data, x.data, residual.data, x.rows, x.cols,
                               x.row_stride, x.row_stride, residual.row_stride};

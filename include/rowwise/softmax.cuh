@@ -17,7 +17,7 @@ status softmax_rows(matrix_view<In> in, matrix_view<Out> out, cudaStream_t strea
   using T = std::remove_const_t<In>;
   static_assert(std::is_same_v<T, Out>, "softmax: input and output element types must match");
   static_assert(is_supported_dtype_v<T>, "softmax: T must be float, __half or __nv_bfloat16");
-  if (status s = dispatch::validate_in_out<Msg>(in, out); !s) return s;
+  if (status s = dispatch::validate_softmax<Msg>(in, out); !s) return s;
   const kernels::row_io<T> io{in.data, out.data, nullptr, in.rows, in.cols,
                               in.row_stride, out.row_stride, 0};
   const dispatch::row_layout layouts[] = {{reinterpret_cast<uintptr_t>(in.data), in.row_stride},
@@ -28,7 +28,8 @@ status softmax_rows(matrix_view<In> in, matrix_view<Out> out, cudaStream_t strea
 }  // namespace detail
 
 /// out[r, :] = softmax(in[r, :]) for every row, fp32 arithmetic, max-subtracted.
-/// in and out may be the same memory. All -inf row -> zeros; NaN or +inf in a row -> NaN row.
+/// in and out may be the same matrix (else they share no byte). All -inf row -> zeros; NaN or
+/// +inf in a row -> NaN row.
 template <class In, class Out>
 status softmax(matrix_view<In> in, matrix_view<Out> out, cudaStream_t stream) {
   return detail::softmax_rows<dispatch::softmax_messages, false>(in, out, stream);
