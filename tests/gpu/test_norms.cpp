@@ -1002,6 +1002,11 @@ TEST_CASE("norms: invalid arguments return invalid_argument naming the op and la
       const api::vec W{wd.get(), cols};
       const api::vec W_short{wd.get(), cols - 1}, W_long{wd.get(), cols + 1};
       const api::vec W_misaligned{wd.get() + 1, cols};  // not a multiple of sizeof(W)
+      // Overlapping arguments: the matrix A one element on, weights over B's or A's elements
+      // (cols elements of W are at most as many bytes as A's / B's rows hold: W is T or float).
+      const int64_t eb = elem_bytes(t);
+      const api::mat A_next{static_cast<unsigned char*>(ap) + eb, rows, cols, cols};
+      const api::vec W_in_B{bp, cols}, W_in_A{ap, cols};
 
       struct bad_call {
         norm_op op;
@@ -1048,6 +1053,15 @@ TEST_CASE("norms: invalid arguments return invalid_argument naming the op and la
           {norm_op::fused_add_rms_norm, "eps NaN", "eps", A, B, W, {}, nan},
           {norm_op::fused_add_rms_norm, "eps < 0", "eps", A, B, W, {}, -1e-6f},
           {norm_op::fused_add_rms_norm, "eps -inf", "eps", A, B, W, {}, -inf},
+          // Memory that would race (dispatch/memory_overlap.hpp).
+          {norm_op::layer_norm, "output one element past the input's start", "shares", A, A_next, W, W, 1e-5f},
+          {norm_op::layer_norm, "gamma inside the output", "gamma", A, B, W_in_B, W, 1e-5f},
+          {norm_op::layer_norm, "beta inside the output", "beta", A, B, W, W_in_B, 1e-5f},
+          {norm_op::rms_norm, "output one element past the input's start", "shares", A, A_next, W, {}, 1e-6f},
+          {norm_op::rms_norm, "weight inside the output", "weight", A, B, W_in_B, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "residual is x", "residual", A, A, W, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "residual one element past x's start", "residual", A, A_next, W, {}, 1e-6f},
+          {norm_op::fused_add_rms_norm, "weight inside x", "weight", A, B, W_in_A, {}, 1e-6f},
       };
       for (const bad_call& c : bad) {
         INFO(to_string(c.op) << " " << to_string(t) << " " << api::to_string(w) << ": " << c.what);

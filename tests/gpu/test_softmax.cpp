@@ -580,6 +580,7 @@ TEST_CASE("softmax/log_softmax: invalid arguments return invalid_argument naming
       void* outp = out.data();
       void* in_misaligned = static_cast<unsigned char*>(ip) + 1;  // not a multiple of sizeof(T)
       void* out_misaligned = static_cast<unsigned char*>(outp) + 1;
+      void* in_next = static_cast<unsigned char*>(ip) + elem_bytes(t);  // the input's second element
       struct bad_call {
         const char* what;
         const char* keyword;  // the message must name the bad argument
@@ -597,6 +598,10 @@ TEST_CASE("softmax/log_softmax: invalid arguments return invalid_argument naming
           {"rows < 0", "rows", {ip, -1, cols, cols}, {outp, -1, cols, cols}},
           {"input not aligned to its element", "align", {in_misaligned, rows, cols, cols}, {outp, rows, cols, cols}},
           {"output not aligned to its element", "align", {ip, rows, cols, cols}, {out_misaligned, rows, cols, cols}},
+          // Memory that would race (dispatch/memory_overlap.hpp): in place needs the same matrix.
+          {"output one element past the input's start", "shares", {ip, rows, cols, cols}, {in_next, rows, cols, cols}},
+          {"output over the input with another row_stride", "shares", {ip, rows - 1, cols, cols},
+           {ip, rows - 1, cols, cols + 1}},
       };
       for (const bad_call& b : bad) {
         INFO(op << " " << to_string(t) << ": " << b.what);
