@@ -15,13 +15,16 @@
 // column_stage_smem_overhead, the chunked and staged kernels' registers as their launch bounds
 // allow (ptxas may use fewer), and the device is an H200's limits.
 //
-// Usage: rowwise_plan_report [fp32|bf16]   (both without an argument; fp16 plans as bf16)
+// Usage: rowwise_plan_report [fp32|bf16]              the sweep's shapes (both without an argument)
+//        rowwise_plan_report OP fp32|bf16 ROWS COLS    one shape (OP: softmax, layer_norm, rms_norm,
+//                                                      fused_add_rms_norm; fp16 plans as bf16)
 #include <rowwise/dispatch/device_limits.hpp>
 #include <rowwise/dispatch/plan.hpp>
 #include <rowwise/dispatch/policy.hpp>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -70,10 +73,15 @@ const char* strategy_name(dsp::strategy s) {
   return "?";
 }
 
-void report(const op_traits& op, int elem_bytes, int64_t cols, const dsp::device_limits& dev) {
+/// Rows of `cols` columns that move 256 MiB (the sweep's large shapes).
+int64_t sweep_rows(const op_traits& op, int elem_bytes, int64_t cols) {
+  return (int64_t{256} << 20) / (2 * op.row_inputs * cols * elem_bytes);
+}
+
+void report(const op_traits& op, int elem_bytes, int64_t rows, int64_t cols, const dsp::device_limits& dev) {
   dsp::problem p;
   p.cols = cols;
-  p.rows = (int64_t{256} << 20) / (2 * op.row_inputs * cols * elem_bytes);
+  p.rows = rows;
   p.elem_bytes = elem_bytes;
   p.pack_elems = 16 / elem_bytes;
   p.head = 0;
@@ -84,8 +92,8 @@ void report(const op_traits& op, int elem_bytes, int64_t cols, const dsp::device
   p.column_param_bytes = op.column_params > 0 ? elem_bytes : 0;
   const dsp::plan pl = dsp::plan_rows(p, dev);
   if (!pl.valid) {
-    std::printf("%-18s %-4s %6lld  no valid plan\n", op.name, elem_bytes == 4 ? "fp32" : "bf16",
-                static_cast<long long>(cols));
+    std::printf("%-18s %-4s %8lld x %6lld  no valid plan\n", op.name, elem_bytes == 4 ? "fp32" : "bf16",
+                static_cast<long long>(rows), static_cast<long long>(cols));
     return;
   }
 
@@ -132,9 +140,10 @@ void report(const op_traits& op, int elem_bytes, int64_t cols, const dsp::device
   // Registers kernels hold a row's loads in registers, through L1; the chunked kernels one chunk.
   const bool through_l1 = pl.kind != dsp::strategy::staged;
   const int64_t in_flight = through_l1 ? int64_t{per_sm} * pl.block * values * elem_bytes * op.row_inputs : 0;
-  std::printf("%-18s %-4s %6lld  %-9s block %3d cluster %2d values %2d  regs %3d  CTAs/SM %2d (%-7s)  "
+  std::printf("%-18s %-4s %8lld x %6lld  %-9s block %3d cluster %2d values %2d  regs %3d  CTAs/SM %2d (%-7s)  "
               "smem/CTA %3lld KiB  smem/SM %3lld KiB  L1 %3d KiB  in flight %3lld KiB%s%s\n",
-              op.name, elem_bytes == 4 ? "fp32" : "bf16", static_cast<long long>(cols), strategy_name(pl.kind),
+              op.name, elem_bytes == 4 ? "fp32" : "bf16", static_cast<long long>(rows), static_cast<long long>(cols),
+              strategy_name(pl.kind),
               pl.block, pl.cluster, values, regs, per_sm, limit, static_cast<long long>(pl.dynamic_smem / 1024),
               static_cast<long long>(smem_kib), sm90_unified_kib - carve, static_cast<long long>(in_flight / 1024),
               through_l1 ? "" : " (bulk copies)", prefetch ? "  prefetch" : "");
@@ -142,21 +151,33 @@ void report(const op_traits& op, int elem_bytes, int64_t cols, const dsp::device
 
 }  // namespace
 
+int usage(const char* self) {
+  std::fprintf(stderr, "usage: %s [fp32|bf16]\n       %s OP fp32|bf16 ROWS COLS\n", self, self);
+  return 2;
+}
+
 int main(int argc, char** argv) {
+  const dsp::device_limits dev = h200();
+  if (argc == 5) {  // one shape
+    const op_traits* op = nullptr;
+    for (const op_traits& o : ops)
+      if (std::strcmp(argv[1], o.name) == 0) op = &o;
+    const bool fp32 = std::strcmp(argv[2], "fp32") == 0;
+    const long long rows = std::atoll(argv[3]), cols = std::atoll(argv[4]);
+    if (op == nullptr || (!fp32 && std::strcmp(argv[2], "bf16") != 0) || rows < 1 || cols < 1) return usage(argv[0]);
+    report(*op, fp32 ? 4 : 2, rows, cols, dev);
+    return 0;
+  }
   const bool fp32 = argc < 2 || std::strcmp(argv[1], "fp32") == 0;
   const bool bf16 = argc < 2 || std::strcmp(argv[1], "bf16") == 0;
-  if (!fp32 && !bf16) {
-    std::fprintf(stderr, "usage: %s [fp32|bf16]\n", argv[0]);
-    return 2;
-  }
-  const dsp::device_limits dev = h200();
+  if (argc > 2 || (!fp32 && !bf16)) return usage(argv[0]);
   for (int elem_bytes : {4, 2}) {
     if ((elem_bytes == 4 && !fp32) || (elem_bytes == 2 && !bf16)) continue;
     for (const op_traits& op : ops) {
       if (op.column_params == 0)
-        for (int64_t cols : softmax_cols) report(op, elem_bytes, cols, dev);
+        for (int64_t cols : softmax_cols) report(op, elem_bytes, sweep_rows(op, elem_bytes, cols), cols, dev);
       else
-        for (int64_t cols : norm_cols) report(op, elem_bytes, cols, dev);
+        for (int64_t cols : norm_cols) report(op, elem_bytes, sweep_rows(op, elem_bytes, cols), cols, dev);
     }
   }
   return 0;
