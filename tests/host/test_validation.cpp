@@ -349,6 +349,10 @@ TEST_CASE("validate_softmax: in place or disjoint; a shifted or re-strided outpu
   CHECK(msg(dsp::validate_softmax<M>(in(0, 64), out(0, 65))) == M::overlap);     // same data, other stride
   CHECK(msg(dsp::validate_softmax<M>(in(0, 128), out(64, 129))) == M::overlap);  // different strides, spans meet
   CHECK(msg(dsp::validate_softmax<M>(in(0, 64), out(-512, 64))) == "ok");        // right before the input
+  // One row: in place whatever the strides say (they name no element).
+  CHECK(dsp::validate_softmax<M>(rowwise::matrix<const float>(buf, 1, 64, 64), rowwise::matrix(buf, 1, 64, 80)).ok());
+  CHECK(msg(dsp::validate_softmax<M>(rowwise::matrix<const float>(buf, 1, 64, 64), rowwise::matrix(buf + 1, 1, 64, 80))) ==
+        M::overlap);
   // Argument errors come first, as before.
   CHECK(msg(dsp::validate_softmax<M>(in(0, 63), out(1, 64))) == M::in_stride);
   // 0 rows: nothing is touched.

@@ -78,10 +78,12 @@ constexpr bool share_bytes(const byte_runs& a, const byte_runs& b) {
   return k <= b.runs - 1 && d + k * s < a.run;
 }
 
-/// Whether two matrices of the same shape are the same matrix (an op in place).
+/// Whether two matrices of the same shape are the same matrix (an op in place): the same data and,
+/// with more than one row, the same row_stride (a single row's stride names no element).
 template <class A, class B>
 inline bool same_matrix(const matrix_view<A>& a, const matrix_view<B>& b) {
-  return static_cast<const void*>(a.data) == static_cast<const void*>(b.data) && a.row_stride == b.row_stride;
+  return static_cast<const void*>(a.data) == static_cast<const void*>(b.data) &&
+         (a.rows <= 1 || a.row_stride == b.row_stride);
 }
 
 }  // namespace dispatch
