@@ -39,7 +39,7 @@ void check_messages(const char* op) {
                        Msg::residual_shape, Msg::residual_align, Msg::launch,     Msg::device,
                        Msg::plan,        Msg::in_extent,    Msg::out_extent,      Msg::residual_extent,
                        Msg::overlap,     Msg::residual_overlap, Msg::weight_overlap, Msg::gamma_overlap,
-                       Msg::beta_overlap, Msg::stats_overlap};
+                       Msg::beta_overlap, Msg::stats_align, Msg::stats_overlap};
   for (const char* m : all) {
     INFO(m);
     CHECK(starts_with(m, p));
@@ -390,6 +390,8 @@ TEST_CASE("validate_layer_norm: weights outside the output, statistics apart fro
   CHECK(call(in, out, cols, g, b, const_cast<float*>(g) + 31, rstd) == M::stats_overlap);
   CHECK(call(in, out, cols, g, b, mean, mean + 3) == M::stats_overlap);  // rstd inside mean's 4 floats
   CHECK(call(in, out, cols, g, b, mean, mean + 4) == "ok");
+  CHECK(call(in, out, cols, g, b, fake<float>(0x400002), rstd) == M::stats_align);
+  CHECK(call(in, out, cols, g, b, mean, fake<float>(0x400013)) == M::stats_align);
   CHECK(call(in, const_cast<float*>(in) + 5, cols, g, b, mean, rstd) == M::overlap);
   // Earlier errors keep their order: a short gamma inside the output is a size error.
   CHECK(msg(dsp::validate_layer_norm<M>(rowwise::matrix(in, rows, cols), rowwise::matrix(out, rows, cols),

@@ -44,6 +44,7 @@ namespace dispatch {
     static constexpr const char* weight_overlap = op_name ": weight shares memory with a matrix the call writes"; \
     static constexpr const char* gamma_overlap = op_name ": gamma shares memory with the output"; \
     static constexpr const char* beta_overlap = op_name ": beta shares memory with the output";  \
+    static constexpr const char* stats_align = op_name ": mean / rstd pointer not aligned to a float"; \
     static constexpr const char* stats_overlap =                                                  \
         op_name ": mean / rstd share memory with each other or with a matrix or weight of the call"; \
     static constexpr const char* launch = op_name ": kernel launch failed";                     \
@@ -126,8 +127,8 @@ status validate_softmax(const matrix_view<In>& in, const matrix_view<Out>& out) 
 }
 
 /// layer_norm: gamma and beta optional (absent or cols elements), eps finite and >= 0; neither
-/// weight inside the output; mean / rstd (rows floats each, optional) apart from each other and
-/// from every matrix and weight of the call.
+/// weight inside the output; mean / rstd (rows floats each, optional, float-aligned) apart from
+/// each other and from every matrix and weight of the call.
 template <class Msg, class In, class Out, class W>
 status validate_layer_norm(const matrix_view<In>& in, const matrix_view<Out>& out, const vector_view<W>& gamma,
                            const vector_view<W>& beta, float eps, const float* mean, const float* rstd) {
@@ -136,6 +137,7 @@ status validate_layer_norm(const matrix_view<In>& in, const matrix_view<Out>& ou
   if (!vector_fits(beta, in.cols)) return status::invalid(Msg::beta_size);
   if (!element_aligned(gamma.data) || !element_aligned(beta.data)) return status::invalid(Msg::weight_align);
   if (!eps_valid(eps)) return status::invalid(Msg::eps);
+  if (!element_aligned(mean) || !element_aligned(rstd)) return status::invalid(Msg::stats_align);
   if (status s = validate_in_place_or_disjoint<Msg>(in, out); !s) return s;
   const byte_runs written = bytes_of(out);
   if (share_bytes(bytes_of(gamma), written)) return status::invalid(Msg::gamma_overlap);
