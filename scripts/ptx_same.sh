@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Whether the device code of every op is unchanged against a git revision: compiles one
+# translation unit that instantiates softmax, log_softmax, layer_norm, rms_norm and
+# fused_add_rms_norm for fp32, fp16 and bf16 (W = T and W = float) to PTX for sm_90, once with the
+# revision's include/ and once with the working tree's, and compares the two byte for byte.
+# No GPU needed: a change that leaves the PTX identical (host validation, comments, a refactor)
+# keeps the last device verification valid; any other needs the GPU tests and the sweep again.
+#
+# Usage: scripts/ptx_same.sh REV        exit 0: identical; 1: different; 2: usage or build error
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+rev=${1:?usage: scripts/ptx_same.sh REV}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+git archive "$rev" include | tar x -C "$work" || exit 2
+cat > "$work/all_ops.cu" <<'CU'
+#include <rowwise/rowwise.cuh>
+template <class T, class W>
+void all(T* a, T* b, const W* w, float* stats, cudaStream_t s) {
+  auto in = rowwise::matrix<const T>(a, 4, 64);
+  auto out = rowwise::matrix(b, 4, 64);
+  auto v = rowwise::vector(w, 64);
+  (void)rowwise::softmax(in, out, s);
+  (void)rowwise::log_softmax(in, out, s);
+  (void)rowwise::layer_norm(in, out, v, v, 1e-5f, s, stats, stats + 4);
+  (void)rowwise::rms_norm(in, out, v, 1e-6f, s);
+  (void)rowwise::fused_add_rms_norm(rowwise::matrix(a, 4, 64), out, v, 1e-6f, s);
+}
+template void all<float, float>(float*, float*, const float*, float*, cudaStream_t);
+template void all<__half, __half>(__half*, __half*, const __half*, float*, cudaStream_t);
+template void all<__half, float>(__half*, __half*, const float*, float*, cudaStream_t);
+template void all<__nv_bfloat16, __nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16*, const __nv_bfloat16*, float*, cudaStream_t);
+template void all<__nv_bfloat16, float>(__nv_bfloat16*, __nv_bfloat16*, const float*, float*, cudaStream_t);
+CU
+nvcc=${CUDACXX:-nvcc}
+"$nvcc" -std=c++17 -arch=sm_90 -ptx -I "$work/include" "$work/all_ops.cu" -o "$work/rev.ptx" || exit 2 &
+"$nvcc" -std=c++17 -arch=sm_90 -ptx -I include "$work/all_ops.cu" -o "$work/tree.ptx" || exit 2
+wait $! || exit 2
+if cmp -s "$work/rev.ptx" "$work/tree.ptx"; then
+  echo "ptx_same.sh: identical to $rev ($(wc -c < "$work/tree.ptx") bytes of PTX)"
+else
+  echo "ptx_same.sh: the device code differs from $rev"
+  exit 1
+fi
