@@ -63,16 +63,6 @@ dsp::device_limits h200() {
   return d;
 }
 
-const char* strategy_name(dsp::strategy s) {
-  switch (s) {
-    case dsp::strategy::registers: return "registers";
-    case dsp::strategy::cached: return "cached";
-    case dsp::strategy::streaming: return "streaming";
-    case dsp::strategy::staged: return "staged";
-  }
-  return "?";
-}
-
 /// Rows of `cols` columns that move 256 MiB (the sweep's large shapes).
 int64_t sweep_rows(const op_traits& op, int elem_bytes, int64_t cols) {
   return (int64_t{256} << 20) / (2 * op.row_inputs * cols * elem_bytes);
@@ -143,7 +133,7 @@ void report(const op_traits& op, int elem_bytes, int64_t rows, int64_t cols, con
   std::printf("%-18s %-4s %8lld x %6lld  %-9s block %3d cluster %2d values %2d  regs %3d  CTAs/SM %2d (%-7s)  "
               "smem/CTA %3lld KiB  smem/SM %3lld KiB  L1 %3d KiB  in flight %3lld KiB%s%s\n",
               op.name, elem_bytes == 4 ? "fp32" : "bf16", static_cast<long long>(rows), static_cast<long long>(cols),
-              strategy_name(pl.kind),
+              dsp::strategy_name(pl.kind),
               pl.block, pl.cluster, values, regs, per_sm, limit, static_cast<long long>(pl.dynamic_smem / 1024),
               static_cast<long long>(smem_kib), sm90_unified_kib - carve, static_cast<long long>(in_flight / 1024),
               through_l1 ? "" : " (bulk copies)", prefetch ? "  prefetch" : "");

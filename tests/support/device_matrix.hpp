@@ -413,15 +413,7 @@ inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const std::vector<
   return dsp::plan_rows(problem_of(t, rows, cols, places, op), dev);
 }
 
-inline const char* to_string(dsp::strategy s) {
-  switch (s) {
-    case dsp::strategy::registers: return "registers";
-    case dsp::strategy::cached: return "cached";
-    case dsp::strategy::streaming: return "streaming";
-    case dsp::strategy::staged: return "staged";
-  }
-  return "?";
-}
+inline const char* to_string(dsp::strategy s) { return dsp::strategy_name(s); }
 
 /// The strategy families of DESIGN.md's regime table, as the tests name them.
 enum class regime {

@@ -19,6 +19,17 @@ enum class strategy {
   staged,     // kernels::staged_kernel: segments staged in shared memory, read once (sm_90)
 };
 
+/// The strategy's name, for diagnostics (tests, plan reports).
+constexpr const char* strategy_name(strategy s) {
+  switch (s) {
+    case strategy::registers: return "registers";
+    case strategy::cached: return "cached";
+    case strategy::streaming: return "streaming";
+    case strategy::staged: return "staged";
+  }
+  return "?";
+}
+
 struct problem {
   int64_t rows = 0;
   int64_t cols = 0;
