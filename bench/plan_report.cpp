@@ -96,8 +96,8 @@ void report(const op_traits& op, int elem_bytes, int64_t rows, int64_t cols, con
       regs = dsp::row_kernel_registers_for(op.row_inputs == 2, p.column_params, elem_bytes, pl.block, values,
                                            pl.threads_per_row);
       per_sm = dsp::row_kernel_ctas_per_sm(p, dev, pl.block, values, pl.threads_per_row);
-      prefetch = dsp::prefetch_next_row(regs, pl.block, values * elem_bytes * op.row_inputs,
-                                        pl.threads_per_row * values * elem_bytes);
+      prefetch = dsp::row_kernel_prefetches(op.row_inputs == 2, p.column_params, elem_bytes, pl.block, values,
+                                            pl.threads_per_row);
       break;
     case dsp::strategy::staged:
       values = pl.packs_per_thread * pl.pack_elems;

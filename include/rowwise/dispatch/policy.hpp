@@ -185,6 +185,17 @@ constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, in
   return base;
 }
 
+/// Whether a registers kernel of this kind (residual-fusing, with weights, element size), `block`
+/// threads of which `threads_per_row` hold a row, `values` values each, prefetches its next rows:
+/// prefetch_next_row at its register budget, every input row's bytes counted. One rule for the
+/// kernel (registers_kernel.cuh) and the plan report (bench/plan_report.cpp).
+constexpr bool row_kernel_prefetches(bool fuses_residual, bool with_params, int elem_bytes, int block, int values,
+                                     int threads_per_row) {
+  return prefetch_next_row(
+      row_kernel_registers_for(fuses_residual, with_params, elem_bytes, block, values, threads_per_row), block,
+      values * elem_bytes * (fuses_residual ? 2 : 1), threads_per_row * values * elem_bytes);
+}
+
 /// Threads one SM holds (every GPU since sm_75 but sm_86/89's 1536, where this only makes the
 /// column stage's occupancy test below conservative).
 inline constexpr int max_threads_per_sm = 2048;

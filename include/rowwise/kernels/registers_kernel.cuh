@@ -115,8 +115,7 @@ struct two_pass_storage<Op, G, Block, true> {
 };
 
 /// The kernel's register cap (dispatch/policy.hpp), the CTAs per SM it allows, and whether the
-/// kernel prefetches its next rows (policy.hpp: prefetch_next_row; each input row's bytes
-/// counted).
+/// kernel prefetches its next rows (policy.hpp: row_kernel_prefetches).
 template <class Op, class T, int G, int Block, int Values>
 inline constexpr int registers_kernel_budget = dispatch::row_kernel_registers_for(
     Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values, G);
@@ -124,9 +123,8 @@ template <class Op, class T, int G, int Block, int Values>
 inline constexpr int registers_kernel_ctas =
     dispatch::ctas_by_registers(registers_kernel_budget<Op, T, G, Block, Values>, Block);
 template <class Op, class T, int G, int Block, int Values>
-inline constexpr bool registers_kernel_prefetches = dispatch::prefetch_next_row(
-    registers_kernel_budget<Op, T, G, Block, Values>, Block,
-    Values * static_cast<int>(sizeof(T)) * (Op::fuses_residual ? 2 : 1), G * Values * static_cast<int>(sizeof(T)));
+inline constexpr bool registers_kernel_prefetches = dispatch::row_kernel_prefetches(
+    Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values, G);
 
 /// SMs of this GPU (%nsmid: one more than the largest SM id; a hint's distance only).
 __device__ __forceinline__ unsigned sm_id_count() {
