@@ -142,9 +142,8 @@ status launch_kernel(const plan& pl, row_kernel_fn<Op, T> kernel, const kernels:
   // start barrier costs more than a loop step. gridDim.x is capped; the kernels loop for the rest.
   auto launch = [&](const launch_setup& setup) {
     int64_t grid = pl.max_useful_blocks;
-    // Persistent: no more CTAs than are resident at once, balanced over the row steps
-    // (launch_setup.hpp: balanced_persistent_grid).
-    if (pl.persistent) grid = balanced_persistent_grid(grid, setup.resident_ctas, pl.cluster);
+    // As many CTAs (clusters) as can be resident at once, so that none waits for a second wave.
+    if (pl.persistent && grid > setup.resident_ctas) grid = setup.resident_ctas;
     constexpr int64_t max_grid = 0x7fffffff;
     if (grid > max_grid) grid = max_grid;
     grid -= grid % pl.cluster;

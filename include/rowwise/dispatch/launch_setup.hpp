@@ -38,26 +38,6 @@ struct launch_setup {
   int64_t resident_ctas = 0;  // CTAs of this key resident at once on the whole device (>= cluster)
 };
 
-/// CTAs of a persistent grid: as many as are resident at once (none waits for a second wave), but
-/// no more than it takes to give every cluster the same number of row steps, give or take one.
-/// `useful_ctas` CTAs (row steps x cluster) over `resident_ctas` take W = ceil(steps / resident
-/// clusters) steps per cluster either way; ceil(steps / W) clusters take the same W steps, and in
-/// the last one nearly all of them are busy instead of the remainder alone.
-/// Why: a CTA of the registers strategy holds its row until the row is reduced, so a step's bytes
-/// in flight are a wave's worth of rows: with 512 rows of 65536 fp32 over 49 resident clusters the
-/// 11th step ran 22 clusters while the other 27 (55 % of the SMs) idled (bench/NOTES.md s16). A
-/// step with fewer clusters is not slower: each SM's step time is its own rows' latency.
-/// Result: a multiple of `cluster`, at least one cluster, at most max(resident, useful) rounded
-/// down to clusters.
-constexpr int64_t balanced_persistent_grid(int64_t useful_ctas, int64_t resident_ctas, int cluster) {
-  const int64_t c = cluster > 1 ? cluster : 1;
-  const int64_t steps = (useful_ctas + c - 1) / c;  // row steps (one per cluster per loop turn)
-  const int64_t resident = resident_ctas / c > 0 ? resident_ctas / c : 1;
-  if (steps <= resident) return (steps > 0 ? steps : 1) * c;
-  const int64_t waves = (steps + resident - 1) / resident;
-  return ((steps + waves - 1) / waves) * c;
-}
-
 class launch_setup_cache {
  public:
   /// The set-up remembered for `key`, if any.
