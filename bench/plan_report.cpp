@@ -94,10 +94,10 @@ void report(const op_traits& op, int elem_bytes, int64_t rows, int64_t cols, con
     case dsp::strategy::registers:
       values = pl.packs_per_thread * pl.pack_elems;
       regs = dsp::row_kernel_registers_for(op.row_inputs == 2, p.column_params, elem_bytes, pl.block, values,
-                                           pl.threads_per_row);
+                                           pl.threads_per_row, dsp::has_two_weights(p));
       per_sm = dsp::row_kernel_ctas_per_sm(p, dev, pl.block, values, pl.threads_per_row);
       prefetch = dsp::row_kernel_prefetches(op.row_inputs == 2, p.column_params, elem_bytes, pl.block, values,
-                                            pl.threads_per_row);
+                                            pl.threads_per_row, dsp::has_two_weights(p));
       break;
     case dsp::strategy::staged:
       values = pl.packs_per_thread * pl.pack_elems;

@@ -451,6 +451,35 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
     CHECK(pl.persistent == (e.cluster > 1));
     CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(e.cols, n, 0));
   }
+  // fp32 layer_norm with both weights: CTAs of two_weights_cluster_block threads (so 16 of them at
+  // 65536), each staging 32 KiB of gamma + beta; past 16 of those (131072), the generic rule. With
+  // one weight vector, and rms_norm, the generic rule's 256 threads.
+  const weights_desc both{2, 4}, gamma_only{1, 4};
+  struct split {
+    int64_t cols;
+    weights_desc w;
+    bool staged_op;
+    int cluster, block;
+  };
+  for (const split e : {split{16384, both, false, 4, 128}, split{32768, both, false, 8, 128},
+                        split{65536, both, false, 16, 128}, split{131072, both, false, 16, 256},
+                        split{65536, gamma_only, false, 8, 256}, split{65536, gamma_only, true, 8, 256},
+                        split{12288, both, false, 1, 384}}) {
+    const dsp::plan q = plan(h200, 512, e.cols, 4, 4, 0, e.staged_op, true, e.w);
+    INFO("cols " << e.cols << ", weights " << e.w.count << ", staged_op " << e.staged_op);
+    CHECK(q.kind == dsp::strategy::registers);
+    CHECK(q.cluster == e.cluster);
+    CHECK(q.block == e.block);
+    CHECK(plan_error(plan_problem(512, e.cols, 4, 4, 0, e.staged_op, e.w, 1), q, h200).empty());
+    if (e.block == dsp::two_weights_cluster_block && e.cluster > 1) {
+      // Five CTAs per SM at its register budget, each with its 32 KiB stage of both weights.
+      CHECK(dsp::row_kernel_ctas_per_sm(plan_problem(512, e.cols, 4, 4, 0, false, both, 1), h200, q.block,
+                                        q.packs_per_thread * q.pack_elems, q.threads_per_row) == 5);
+      CHECK(q.dynamic_smem == 32 * 1024);
+    }
+  }
+  // bf16 layer_norm with both weights keeps its rules.
+  CHECK(plan(h200, 1024, 65536, 2, 8, 0, false, true, both).block != dsp::two_weights_cluster_block);
   // A misaligned head still splits (whole packs per segment); the segment covers the extra pack.
   dsp::plan pl = plan(h200, 100000, 32768, 4, 4, 3, true, false);
   CHECK(pl.kind == dsp::strategy::registers);
@@ -699,6 +728,13 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 160, 64, 160) == 96);
   CHECK(dsp::row_kernel_registers_for(false, false, 2, 192, 64, 192) == 96);
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 256, 64, 256) == 128);
+  // fp32 ops of two weight vectors (layer_norm), 32 values in CTAs of 128 threads that hold one
+  // row (segment): 96 registers, five CTAs; the same CTAs of one-weight ops keep 80 (six).
+  CHECK(dsp::row_kernel_registers_for(false, true, 4, 128, 32, 128, true) == 96);
+  CHECK(dsp::ctas_by_registers(96, 128) == 5);
+  CHECK(dsp::row_kernel_registers_for(false, true, 4, 128, 32, 128, false) == 80);
+  CHECK(dsp::row_kernel_registers_for(false, true, 4, 256, 32, 256, true) == 80);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128, true) == 64);
 }
 
 TEST_CASE("prefetch_next_row: only kernels with at most 64 KiB of row loads in flight per SM and rows of 1.5 KiB",

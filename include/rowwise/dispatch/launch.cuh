@@ -26,6 +26,9 @@ using row_kernel_fn = void (*)(kernels::row_io<T>, Op, int64_t);
 template <class Op>
 inline constexpr unsigned op_kind_v =
     op_kind_for(Op::column_params, kernels::op_staged_long_rows<Op>::value, Op::fuses_residual ? 2 : 1);
+// The kernel's and the plan's view of an op of two weight vectors (their register budget) agree.
+template <class Op>
+inline constexpr bool two_weights_agree = kernels::op_has_two_weights<Op> == (op_kind_v<Op> == layer_norm_kind);
 
 template <class Op, class T, int N, bool Staged, int I>
 constexpr row_kernel_fn<Op, T> registers_instance() {
@@ -198,6 +201,7 @@ status launch_plan(const plan& pl, const kernels::row_io<T>& io, const Op& op,
 template <class Msg, class Op, class T>
 status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* layouts,
                 int layout_count, cudaStream_t stream) {
+  static_assert(two_weights_agree<Op>, "plan.hpp has_two_weights and the kernel's op_has_two_weights must agree");
   if (io.rows == 0) return {};
   device_limits dev;
   if (const cudaError_t e = current_device_limits(dev); e != cudaSuccess)

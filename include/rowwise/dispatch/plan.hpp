@@ -111,6 +111,12 @@ constexpr int64_t column_stage_bytes(const problem& p, int block, int k) {
          kernels::column_stage_bytes_per_param(k, p.pack_elems, p.column_param_bytes, block);
 }
 
+/// Whether the op's kernels are those of two weight vectors (layer_norm), whose register budget
+/// policy.hpp sets apart (register_budget::two_weights_fp32_128): a property of the op's kernels,
+/// not of the weights present in a call (kernels: op_has_two_weights; launch.cuh checks that they
+/// agree).
+constexpr bool has_two_weights(const problem& p) { return op_kind_for(p.column_params, p.staged_op, p.row_inputs) == layer_norm_kind; }
+
 /// CTAs of `block` threads (`threads_per_row` per row) holding `values` values each one SM holds
 /// by the registers of a registers kernel (policy.hpp: row_kernel_registers_for); 0 when the
 /// device's registers are unknown.
@@ -118,8 +124,8 @@ constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev,
                                      int threads_per_row) {
   if (dev.regs_per_sm <= 0) return 0;
   const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
-  const int regs =
-      row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values, threads_per_row);
+  const int regs = row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values,
+                                            threads_per_row, has_two_weights(p));
   const int by_regs = ctas_by_registers(regs, block, dev.regs_per_sm);
   return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
 }
@@ -234,7 +240,7 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
   if (!dev.clusters || p.pack_elems * p.elem_bytes != 16) return plan{};
   for (const clustered_rows_rule& rule : clustered_rows_rules) {
     if (rule.elem_bytes != p.elem_bytes || (rule.ops & op_kind_of(p)) == 0 ||
-        p.cols * p.elem_bytes < rule.min_row_bytes)
+        p.cols * p.elem_bytes < rule.min_row_bytes || p.column_param_count < rule.min_weights)
       continue;
     if (one_cta_block > 0 && (rule.split_above_block == 0 || one_cta_block <= rule.split_above_block))
       continue;

@@ -112,6 +112,12 @@ inline constexpr store_policy row_store_policy_v = row_store_policy(StagedKernel
 /// 128-thread CTA (2048) lost 0.5-0.8; 160-thread CTAs gained (bf16 softmax 10240 +2.9-3.4,
 /// rms_norm +1.2-1.5, layer_norm +0.4-0.8) but also hold the cluster segments of longer rows
 /// (20480, 40960, ...), not measured at 128. Rows of 40-48 values per thread (5-6 packs) at 80.
+/// layer_norm fp32 rows of 64 KiB and more with both weights present go over clusters of CTAs of
+/// this many threads (clustered_rows_rules), at register_budget::two_weights_fp32_128: five CTAs
+/// per SM, each staging 32 KiB of gamma + beta. With the generic rule's 256-thread CTAs (three
+/// per SM at 80 registers, 64 KiB of stage each) the shared memory left ~23 KiB of L1 for 96 KiB
+/// of row loads in flight, and any 64 KiB stage cost the same 11 points (bench/NOTES.md s16 b).
+inline constexpr int two_weights_cluster_block = 128;
 struct register_budget {
   int plain_fp32;          // softmax, log_softmax on 4-byte elements
   int plain_16bit;         // softmax, log_softmax on 2-byte elements
@@ -121,15 +127,20 @@ struct register_budget {
   int wide_16bit;          // rows of 49-64 values per thread (wide configs), any op that has them
   int wide_16bit_one_row;  // 64 values, one row per CTA of wide_one_row_min..max_threads threads
   int wide_16bit_48;       // rows of 33-48 values per thread (wide configs of 5-6 packs)
+  int two_weights_fp32_128;  // layer_norm fp32, 32 values, one row (segment) per CTA of
+                             // two_weights_cluster_block threads
 };
-inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80};
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80, 96};
 inline constexpr int wide_one_row_min_threads = 64;
 inline constexpr int wide_one_row_max_threads = 128;
 /// The budget of a kind of op holding `values` values per thread, in CTAs of `block` threads of
 /// which `threads_per_row` hold one row (0, 0: not known, the budget of any CTA).
 constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes, int values = 32, int block = 0,
-                            int threads_per_row = 0) {
+                            int threads_per_row = 0, bool two_weights = false) {
   if (fuses_residual) return row_kernel_registers.fused_residual;
+  if (two_weights && elem_bytes >= 4 && values == 32 && block == two_weights_cluster_block &&
+      threads_per_row == block)
+    return row_kernel_registers.two_weights_fp32_128;
   if (values > 48)  // 8 packs (64 values) measured one row per CTA; 7 packs (56) were not
     return values == 64 && threads_per_row == block && block >= wide_one_row_min_threads &&
                    block <= wide_one_row_max_threads
@@ -177,8 +188,8 @@ constexpr bool prefetch_next_row(int regs, int block, int load_bytes_per_thread,
 /// for free: 384 threads hold two CTAs per SM at 64 registers and at 80 (bf16 layer_norm 12288
 /// columns spilled ~100 bytes at 64, ptxas -v); 320 fp32 threads two at 80 and at 96.
 constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, int elem_bytes, int block,
-                                       int values, int threads_per_row) {
-  const int base = max_registers(fuses_residual, with_params, elem_bytes, values, block, threads_per_row);
+                                       int values, int threads_per_row, bool two_weights = false) {
+  const int base = max_registers(fuses_residual, with_params, elem_bytes, values, block, threads_per_row, two_weights);
   const int ctas = ctas_by_registers(base, block);
   for (int regs = 128; regs > base; regs -= 8)
     if (ctas_by_registers(regs, block) >= ctas) return regs;
@@ -190,9 +201,10 @@ constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, in
 /// prefetch_next_row at its register budget, every input row's bytes counted. One rule for the
 /// kernel (registers_kernel.cuh) and the plan report (bench/plan_report.cpp).
 constexpr bool row_kernel_prefetches(bool fuses_residual, bool with_params, int elem_bytes, int block, int values,
-                                     int threads_per_row) {
+                                     int threads_per_row, bool two_weights = false) {
   return prefetch_next_row(
-      row_kernel_registers_for(fuses_residual, with_params, elem_bytes, block, values, threads_per_row), block,
+      row_kernel_registers_for(fuses_residual, with_params, elem_bytes, block, values, threads_per_row, two_weights),
+      block,
       values * elem_bytes * (fuses_residual ? 2 : 1), threads_per_row * values * elem_bytes);
 }
 
@@ -366,9 +378,11 @@ struct clustered_rows_rule {
   int split_above_block;  // 0: only rows past one CTA's registers
   bool staged;            // segments staged in shared memory instead of registers (only rows
                           // one CTA would hold: longer ones follow stageable's rules, plan.hpp)
+  int min_weights = 0;    // weight vectors the call must pass (layer_norm: gamma and beta)
 };
 inline constexpr clustered_rows_rule clustered_rows_rules[] = {
     {4, softmax_kind, 96 * 1024, 16, 256, 0, false},
+    {4, layer_norm_kind, 64 * 1024, 16, two_weights_cluster_block, 0, false, 2},
     {4, layer_norm_kind | rms_norm_kind, 64 * 1024, 16, 256, 0, false},
     {2, softmax_kind, 0, 8, 256, 256, false},
     {2, fused_kind, 0, 2, staged_block, 256, true},

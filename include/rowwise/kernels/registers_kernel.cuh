@@ -116,15 +116,19 @@ struct two_pass_storage<Op, G, Block, true> {
 
 /// The kernel's register cap (dispatch/policy.hpp), the CTAs per SM it allows, and whether the
 /// kernel prefetches its next rows (policy.hpp: row_kernel_prefetches).
+/// Ops of two weight vectors (layer_norm), whose register budget policy.hpp sets apart; the plan
+/// knows them as has_two_weights (launch.cuh checks that the two agree).
+template <class Op>
+inline constexpr bool op_has_two_weights = op_column_params<Op>::count == 2;
 template <class Op, class T, int G, int Block, int Values>
 inline constexpr int registers_kernel_budget = dispatch::row_kernel_registers_for(
-    Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values, G);
+    Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values, G, op_has_two_weights<Op>);
 template <class Op, class T, int G, int Block, int Values>
 inline constexpr int registers_kernel_ctas =
     dispatch::ctas_by_registers(registers_kernel_budget<Op, T, G, Block, Values>, Block);
 template <class Op, class T, int G, int Block, int Values>
 inline constexpr bool registers_kernel_prefetches = dispatch::row_kernel_prefetches(
-    Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values, G);
+    Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values, G, op_has_two_weights<Op>);
 
 /// SMs of this GPU (%nsmid: one more than the largest SM id; a hint's distance only).
 __device__ __forceinline__ unsigned sm_id_count() {
