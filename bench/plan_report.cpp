@@ -88,16 +88,17 @@ void report(const op_traits& op, int elem_bytes, int64_t rows, int64_t cols, con
   }
 
   int regs = 0, per_sm = 0, values = 0;
-  bool prefetch = false;
+  bool prefetch = false, staged_two = false;
   const char* limit = "regs";
   switch (pl.kind) {
     case dsp::strategy::registers:
       values = pl.packs_per_thread * pl.pack_elems;
+      staged_two = pl.dynamic_smem > 0 && dsp::has_two_weights(p);  // the staged instance's budget
       regs = dsp::row_kernel_registers_for(op.row_inputs == 2, p.column_params, elem_bytes, pl.block, values,
-                                           pl.threads_per_row, dsp::has_two_weights(p));
-      per_sm = dsp::row_kernel_ctas_per_sm(p, dev, pl.block, values, pl.threads_per_row);
+                                           pl.threads_per_row, staged_two);
+      per_sm = dsp::row_kernel_ctas_per_sm(p, dev, pl.block, values, pl.threads_per_row, pl.dynamic_smem > 0);
       prefetch = dsp::row_kernel_prefetches(op.row_inputs == 2, p.column_params, elem_bytes, pl.block, values,
-                                            pl.threads_per_row, dsp::has_two_weights(p));
+                                            pl.threads_per_row, staged_two);
       break;
     case dsp::strategy::staged:
       values = pl.packs_per_thread * pl.pack_elems;

@@ -472,9 +472,11 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
     CHECK(q.block == e.block);
     CHECK(plan_error(plan_problem(512, e.cols, 4, 4, 0, e.staged_op, e.w, 1), q, h200).empty());
     if (e.block == dsp::two_weights_cluster_block && e.cluster > 1) {
-      // Five CTAs per SM at its register budget, each with its 32 KiB stage of both weights.
-      CHECK(dsp::row_kernel_ctas_per_sm(plan_problem(512, e.cols, 4, 4, 0, false, both, 1), h200, q.block,
-                                        q.packs_per_thread * q.pack_elems, q.threads_per_row) == 5);
+      // Five CTAs per SM at its staged instance's budget, each with its 32 KiB stage of both
+      // weights (the unstaged instance: six).
+      const dsp::problem pb = plan_problem(512, e.cols, 4, 4, 0, false, both, 1);
+      CHECK(dsp::row_kernel_ctas_per_sm(pb, h200, q.block, q.packs_per_thread * q.pack_elems, q.threads_per_row, true) == 5);
+      CHECK(dsp::row_kernel_ctas_per_sm(pb, h200, q.block, q.packs_per_thread * q.pack_elems, q.threads_per_row) == 6);
       CHECK(q.dynamic_smem == 32 * 1024);
     }
   }
@@ -728,8 +730,8 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 160, 64, 160) == 96);
   CHECK(dsp::row_kernel_registers_for(false, false, 2, 192, 64, 192) == 96);
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 256, 64, 256) == 128);
-  // fp32 ops of two weight vectors (layer_norm), 32 values in CTAs of 128 threads that hold one
-  // row (segment): 96 registers, five CTAs; the same CTAs of one-weight ops keep 80 (six).
+  // Staged instances of fp32 ops of two weight vectors (layer_norm), 32 values in CTAs of 128
+  // threads that hold one row (segment): 96 registers, five CTAs; otherwise 80 (six).
   CHECK(dsp::row_kernel_registers_for(false, true, 4, 128, 32, 128, true) == 96);
   CHECK(dsp::ctas_by_registers(96, 128) == 5);
   CHECK(dsp::row_kernel_registers_for(false, true, 4, 128, 32, 128, false) == 80);

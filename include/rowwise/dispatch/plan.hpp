@@ -111,21 +111,21 @@ constexpr int64_t column_stage_bytes(const problem& p, int block, int k) {
          kernels::column_stage_bytes_per_param(k, p.pack_elems, p.column_param_bytes, block);
 }
 
-/// Whether the op's kernels are those of two weight vectors (layer_norm), whose register budget
-/// policy.hpp sets apart (register_budget::two_weights_fp32_128): a property of the op's kernels,
-/// not of the weights present in a call (kernels: op_has_two_weights; launch.cuh checks that they
-/// agree).
+/// Whether the op's kernels are those of two weight vectors (layer_norm), whose staged instances
+/// policy.hpp gives a budget of their own (register_budget::two_weights_fp32_128): a property of
+/// the op's kernels, not of the weights present in a call (kernels: op_has_two_weights;
+/// launch.cuh checks that they agree).
 constexpr bool has_two_weights(const problem& p) { return op_kind_for(p.column_params, p.staged_op, p.row_inputs) == layer_norm_kind; }
 
 /// CTAs of `block` threads (`threads_per_row` per row) holding `values` values each one SM holds
-/// by the registers of a registers kernel (policy.hpp: row_kernel_registers_for); 0 when the
-/// device's registers are unknown.
+/// by the registers of a registers kernel (policy.hpp: row_kernel_registers_for), its instance
+/// with a column stage when `staged`; 0 when the device's registers are unknown.
 constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block, int values,
-                                     int threads_per_row) {
+                                     int threads_per_row, bool staged = false) {
   if (dev.regs_per_sm <= 0) return 0;
   const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
   const int regs = row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values,
-                                            threads_per_row, has_two_weights(p));
+                                            threads_per_row, staged && has_two_weights(p));
   const int by_regs = ctas_by_registers(regs, block, dev.regs_per_sm);
   return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
 }
@@ -142,7 +142,7 @@ constexpr bool column_stage_pays(const problem& p, const device_limits& dev, con
   if (bytes <= 0 || dev.smem_per_sm <= 0) return false;
   if (bytes + static_smem_reserve > dev.max_smem_optin) return false;
   const int per_sm =
-      row_kernel_ctas_per_sm(p, dev, pl.block, pl.packs_per_thread * pl.pack_elems, pl.threads_per_row);
+      row_kernel_ctas_per_sm(p, dev, pl.block, pl.packs_per_thread * pl.pack_elems, pl.threads_per_row, true);
   if (per_sm <= 0 || dev.smem_per_sm / (bytes + column_stage_smem_overhead) < per_sm) return false;
   return pl.persistent || pl.max_useful_blocks <= static_cast<int64_t>(per_sm) * dev.sm_count ||
          column_stage_every_wave(p.elem_bytes, p.column_param_count);

@@ -113,10 +113,16 @@ inline constexpr store_policy row_store_policy_v = row_store_policy(StagedKernel
 /// rms_norm +1.2-1.5, layer_norm +0.4-0.8) but also hold the cluster segments of longer rows
 /// (20480, 40960, ...), not measured at 128. Rows of 40-48 values per thread (5-6 packs) at 80.
 /// layer_norm fp32 rows of 64 KiB and more with both weights present go over clusters of CTAs of
-/// this many threads (clustered_rows_rules), at register_budget::two_weights_fp32_128: five CTAs
-/// per SM, each staging 32 KiB of gamma + beta. With the generic rule's 256-thread CTAs (three
-/// per SM at 80 registers, 64 KiB of stage each) the shared memory left ~23 KiB of L1 for 96 KiB
-/// of row loads in flight, and any 64 KiB stage cost the same 11 points (bench/NOTES.md s16 b).
+/// this many threads (clustered_rows_rules), whose staged instances (`staged_two_weights`: an op
+/// of two weight vectors, kernel with a column stage) get register_budget::two_weights_fp32_128:
+/// five CTAs per SM, each staging 32 KiB of gamma + beta. With the generic rule's 256-thread CTAs
+/// (three per SM at 80 registers, 64 KiB of stage each) the shared memory left ~23 KiB of L1 for
+/// 96 KiB of row loads in flight, and any 64 KiB stage cost the same 11 points (bench/NOTES.md
+/// s16 b). Measured (s16 e, % of the probe's floor, two runs; 4x the rows in brackets): 16384
+/// 84.9 -> 87.2-88.0 (91 -> 94.5), 32768 81.8 -> 87.8-88.3 (87 -> 96.5), 65536 79.0 -> 83.3-83.9
+/// (84 -> 92.6). Gamma-only layer_norm lost at 65536 (90-92 -> 86.6) and rms_norm gained nothing:
+/// not theirs. The unstaged instance (many rows of 4096: no cluster, weights from L1) keeps 80:
+/// at 96 it read 92.2-92.3 % against 93.1-94.1 at 80 in the session's other runs.
 inline constexpr int two_weights_cluster_block = 128;
 struct register_budget {
   int plain_fp32;          // softmax, log_softmax on 4-byte elements
@@ -136,9 +142,9 @@ inline constexpr int wide_one_row_max_threads = 128;
 /// The budget of a kind of op holding `values` values per thread, in CTAs of `block` threads of
 /// which `threads_per_row` hold one row (0, 0: not known, the budget of any CTA).
 constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes, int values = 32, int block = 0,
-                            int threads_per_row = 0, bool two_weights = false) {
+                            int threads_per_row = 0, bool staged_two_weights = false) {
   if (fuses_residual) return row_kernel_registers.fused_residual;
-  if (two_weights && elem_bytes >= 4 && values == 32 && block == two_weights_cluster_block &&
+  if (staged_two_weights && elem_bytes >= 4 && values == 32 && block == two_weights_cluster_block &&
       threads_per_row == block)
     return row_kernel_registers.two_weights_fp32_128;
   if (values > 48)  // 8 packs (64 values) measured one row per CTA; 7 packs (56) were not
@@ -188,8 +194,9 @@ constexpr bool prefetch_next_row(int regs, int block, int load_bytes_per_thread,
 /// for free: 384 threads hold two CTAs per SM at 64 registers and at 80 (bf16 layer_norm 12288
 /// columns spilled ~100 bytes at 64, ptxas -v); 320 fp32 threads two at 80 and at 96.
 constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, int elem_bytes, int block,
-                                       int values, int threads_per_row, bool two_weights = false) {
-  const int base = max_registers(fuses_residual, with_params, elem_bytes, values, block, threads_per_row, two_weights);
+                                       int values, int threads_per_row, bool staged_two_weights = false) {
+  const int base =
+      max_registers(fuses_residual, with_params, elem_bytes, values, block, threads_per_row, staged_two_weights);
   const int ctas = ctas_by_registers(base, block);
   for (int regs = 128; regs > base; regs -= 8)
     if (ctas_by_registers(regs, block) >= ctas) return regs;
@@ -201,9 +208,10 @@ constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, in
 /// prefetch_next_row at its register budget, every input row's bytes counted. One rule for the
 /// kernel (registers_kernel.cuh) and the plan report (bench/plan_report.cpp).
 constexpr bool row_kernel_prefetches(bool fuses_residual, bool with_params, int elem_bytes, int block, int values,
-                                     int threads_per_row, bool two_weights = false) {
+                                     int threads_per_row, bool staged_two_weights = false) {
   return prefetch_next_row(
-      row_kernel_registers_for(fuses_residual, with_params, elem_bytes, block, values, threads_per_row, two_weights),
+      row_kernel_registers_for(fuses_residual, with_params, elem_bytes, block, values, threads_per_row,
+                               staged_two_weights),
       block,
       values * elem_bytes * (fuses_residual ? 2 : 1), threads_per_row * values * elem_bytes);
 }

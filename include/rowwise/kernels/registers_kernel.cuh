@@ -116,19 +116,22 @@ struct two_pass_storage<Op, G, Block, true> {
 
 /// The kernel's register cap (dispatch/policy.hpp), the CTAs per SM it allows, and whether the
 /// kernel prefetches its next rows (policy.hpp: row_kernel_prefetches).
-/// Ops of two weight vectors (layer_norm), whose register budget policy.hpp sets apart; the plan
-/// knows them as has_two_weights (launch.cuh checks that the two agree).
+/// Ops of two weight vectors (layer_norm): their staged instances get a budget of their own
+/// (policy.hpp: staged_two_weights); the plan knows them as has_two_weights (launch.cuh checks
+/// that the two agree).
 template <class Op>
 inline constexpr bool op_has_two_weights = op_column_params<Op>::count == 2;
-template <class Op, class T, int G, int Block, int Values>
-inline constexpr int registers_kernel_budget = dispatch::row_kernel_registers_for(
-    Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values, G, op_has_two_weights<Op>);
-template <class Op, class T, int G, int Block, int Values>
+template <class Op, class T, int G, int Block, int Values, bool Staged>
+inline constexpr int registers_kernel_budget =
+    dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block,
+                                       Values, G, Staged && op_has_two_weights<Op>);
+template <class Op, class T, int G, int Block, int Values, bool Staged>
 inline constexpr int registers_kernel_ctas =
-    dispatch::ctas_by_registers(registers_kernel_budget<Op, T, G, Block, Values>, Block);
-template <class Op, class T, int G, int Block, int Values>
-inline constexpr bool registers_kernel_prefetches = dispatch::row_kernel_prefetches(
-    Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values, G, op_has_two_weights<Op>);
+    dispatch::ctas_by_registers(registers_kernel_budget<Op, T, G, Block, Values, Staged>, Block);
+template <class Op, class T, int G, int Block, int Values, bool Staged>
+inline constexpr bool registers_kernel_prefetches =
+    dispatch::row_kernel_prefetches(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values,
+                                    G, Staged && op_has_two_weights<Op>);
 
 /// SMs of this GPU (%nsmid: one more than the largest SM id; a hint's distance only).
 __device__ __forceinline__ unsigned sm_id_count() {
@@ -145,7 +148,7 @@ __device__ __forceinline__ unsigned sm_id_count() {
 /// allocation of the whole kernel: compiled into every launch, it cost layer_norm 2-6 points of
 /// the copy floor at shapes that never stage (bench/NOTES.md 21).
 template <class Op, class T, int N, int G, int K, int Block, bool Staged = false>
-__global__ void __maxnreg__((registers_kernel_budget<Op, T, G, Block, K * N>))
+__global__ void __maxnreg__((registers_kernel_budget<Op, T, G, Block, K * N, Staged>))
 registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
   using value = typename Op::value;
@@ -195,10 +198,10 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     // this group takes next in a persistent cluster grid, or that a CTA one wave of resident
     // CTAs later takes in a grid of one CTA per row step, goes into L2 while this row is
     // reduced, exchanged and written. Only bytes of that row are touched.
-    if constexpr (registers_kernel_prefetches<Op, T, G, Block, K * N>) {
+    if constexpr (registers_kernel_prefetches<Op, T, G, Block, K * N, Staged>) {
       const int64_t ahead = csize > 1 ? step
                                       : static_cast<int64_t>(sm_id_count()) *
-                                            registers_kernel_ctas<Op, T, G, Block, K * N> * rows_per_step;
+                                            registers_kernel_ctas<Op, T, G, Block, K * N, Staged> * rows_per_step;
       if (lane == 0 && row + ahead < io.rows) {
         const int64_t next = row + ahead;
         const int64_t c0 = seg_begin * N - head > 0 ? seg_begin * N - head : 0;
