@@ -363,6 +363,8 @@ inline constexpr int wide_cluster_min_threads = 128;
 ///   staged): layer_norm 16384 over 2 CTAs 82 -> 88 %, 32768 over 4 77 -> 84 %, 65536 over 8
 ///   70 -> 83 %, 131072 over 16 64 -> 78 %; rms_norm 94 -> 95, 92 -> 97, 90 -> 95, 88 -> 93 %.
 ///   (Before NOTES 22b, layer_norm had lost over clusters: 72 / 66 % against 81 / 74 %.)
+/// - fp32 layer_norm with both weights passed (min_weights), 64 KiB rows and more: over CTAs of
+///   two_weights_cluster_block threads (NOTES s16 e; the numbers at that constant).
 /// - 16-bit softmax / log_softmax over clusters of up to 8 CTAs of at most 256 threads (NOTES
 ///   23c), also rows that one CTA of more than 256 threads would hold: bf16 12288 over 2 CTAs of
 ///   192 86 -> 95 % (one CTA of 384), 32768 over 4 85 -> 92 % (streaming), 65536 over 8 82 -> 88 %
