@@ -115,7 +115,9 @@ constexpr int64_t column_stage_bytes(const problem& p, int block, int k) {
 /// policy.hpp gives a budget of their own (register_budget::two_weights_fp32_128): a property of
 /// the op's kernels, not of the weights present in a call (kernels: op_has_two_weights;
 /// launch.cuh checks that they agree).
-constexpr bool has_two_weights(const problem& p) { return op_kind_for(p.column_params, p.staged_op, p.row_inputs) == layer_norm_kind; }
+constexpr bool has_two_weights(const problem& p) {
+  return op_kind_for(p.column_params, p.staged_op, p.row_inputs) == layer_norm_kind;
+}
 
 /// CTAs of `block` threads (`threads_per_row` per row) holding `values` values each one SM holds
 /// by the registers of a registers kernel (policy.hpp: row_kernel_registers_for), its instance

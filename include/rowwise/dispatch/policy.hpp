@@ -89,6 +89,19 @@ constexpr store_policy row_store_policy(bool staged_kernel, bool with_params, in
 template <bool StagedKernel, bool WithParams, int ElemBytes>
 inline constexpr store_policy row_store_policy_v = row_store_policy(StagedKernel, WithParams, ElemBytes);
 
+/// layer_norm fp32 rows of 64 KiB and more with both weights present go over clusters of CTAs of
+/// this many threads (clustered_rows_rules), whose staged instances (`staged_two_weights`: an op
+/// of two weight vectors, kernel with a column stage) get register_budget::two_weights_fp32_128:
+/// five CTAs per SM, each staging 32 KiB of gamma + beta. With the generic rule's 256-thread CTAs
+/// (three per SM at 80 registers, 64 KiB of stage each) the shared memory left ~23 KiB of L1 for
+/// 96 KiB of row loads in flight, and any 64 KiB stage cost the same 11 points (bench/NOTES.md
+/// s16 b). Measured (s16 e, % of the probe's floor, two runs; 4x the rows in brackets): 16384
+/// 84.9 -> 87.2-88.0 (91 -> 94.5), 32768 81.8 -> 87.8-88.3 (87 -> 96.5), 65536 79.0 -> 83.3-83.9
+/// (84 -> 92.6). Gamma-only layer_norm lost at 65536 (90-92 -> 86.6) and rms_norm gained nothing:
+/// not theirs. The unstaged instance (many rows of 4096: no cluster, weights from L1) keeps 80:
+/// at 96 it read 92.2-92.3 % against 93.1-94.1 at 80 in the session's other runs.
+inline constexpr int two_weights_cluster_block = 128;
+
 /// Registers per thread the row kernels may use (__maxnreg__), by kind of op and element size.
 /// A CTA that owns whole rows has no loads in flight while it waits in its reduction barrier,
 /// so an SM needs several of them to overlap; left alone, ptxas gave 128-thread softmax rows
@@ -112,18 +125,6 @@ inline constexpr store_policy row_store_policy_v = row_store_policy(StagedKernel
 /// 128-thread CTA (2048) lost 0.5-0.8; 160-thread CTAs gained (bf16 softmax 10240 +2.9-3.4,
 /// rms_norm +1.2-1.5, layer_norm +0.4-0.8) but also hold the cluster segments of longer rows
 /// (20480, 40960, ...), not measured at 128. Rows of 40-48 values per thread (5-6 packs) at 80.
-/// layer_norm fp32 rows of 64 KiB and more with both weights present go over clusters of CTAs of
-/// this many threads (clustered_rows_rules), whose staged instances (`staged_two_weights`: an op
-/// of two weight vectors, kernel with a column stage) get register_budget::two_weights_fp32_128:
-/// five CTAs per SM, each staging 32 KiB of gamma + beta. With the generic rule's 256-thread CTAs
-/// (three per SM at 80 registers, 64 KiB of stage each) the shared memory left ~23 KiB of L1 for
-/// 96 KiB of row loads in flight, and any 64 KiB stage cost the same 11 points (bench/NOTES.md
-/// s16 b). Measured (s16 e, % of the probe's floor, two runs; 4x the rows in brackets): 16384
-/// 84.9 -> 87.2-88.0 (91 -> 94.5), 32768 81.8 -> 87.8-88.3 (87 -> 96.5), 65536 79.0 -> 83.3-83.9
-/// (84 -> 92.6). Gamma-only layer_norm lost at 65536 (90-92 -> 86.6) and rms_norm gained nothing:
-/// not theirs. The unstaged instance (many rows of 4096: no cluster, weights from L1) keeps 80:
-/// at 96 it read 92.2-92.3 % against 93.1-94.1 at 80 in the session's other runs.
-inline constexpr int two_weights_cluster_block = 128;
 struct register_budget {
   int plain_fp32;          // softmax, log_softmax on 4-byte elements
   int plain_16bit;         // softmax, log_softmax on 2-byte elements
