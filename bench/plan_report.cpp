@@ -88,17 +88,15 @@ void report(const op_traits& op, int elem_bytes, int64_t rows, int64_t cols, con
   }
 
   int regs = 0, per_sm = 0, values = 0;
-  bool prefetch = false, staged_two = false;
+  bool prefetch = false, staged = false;
   const char* limit = "regs";
   switch (pl.kind) {
     case dsp::strategy::registers:
       values = pl.packs_per_thread * pl.pack_elems;
-      staged_two = pl.dynamic_smem > 0 && dsp::has_two_weights(p);  // the staged instance's budget
-      regs = dsp::row_kernel_registers_for(op.row_inputs == 2, p.column_params, elem_bytes, pl.block, values,
-                                           pl.threads_per_row, staged_two);
-      per_sm = dsp::row_kernel_ctas_per_sm(p, dev, pl.block, values, pl.threads_per_row, pl.dynamic_smem > 0);
-      prefetch = dsp::row_kernel_prefetches(op.row_inputs == 2, p.column_params, elem_bytes, pl.block, values,
-                                            pl.threads_per_row, staged_two);
+      staged = pl.dynamic_smem > 0;  // the instance with a column stage
+      regs = dsp::row_kernel_registers_of(p, pl.block, values, pl.threads_per_row, staged);
+      per_sm = dsp::row_kernel_ctas_per_sm(p, dev, pl.block, values, pl.threads_per_row, staged);
+      prefetch = dsp::row_kernel_prefetches_of(p, pl.block, values, pl.threads_per_row, staged);
       break;
     case dsp::strategy::staged:
       values = pl.packs_per_thread * pl.pack_elems;

@@ -119,15 +119,27 @@ constexpr bool has_two_weights(const problem& p) {
   return op_kind_for(p.column_params, p.staged_op, p.row_inputs) == layer_norm_kind;
 }
 
-/// CTAs of `block` threads (`threads_per_row` per row) holding `values` values each one SM holds
-/// by the registers of a registers kernel (policy.hpp: row_kernel_registers_for), its instance
-/// with a column stage when `staged`; 0 when the device's registers are unknown.
+/// The register budget of the registers kernel that runs `p` with `block` threads
+/// (`threads_per_row` per row) holding `values` values each, its instance with a column stage
+/// when `staged` (policy.hpp: row_kernel_registers_for, with the traits the kernel reads from its
+/// op: registers_kernel.cuh).
+constexpr int row_kernel_registers_of(const problem& p, int block, int values, int threads_per_row, bool staged) {
+  const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
+  return row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values, threads_per_row,
+                                  staged && has_two_weights(p));
+}
+
+/// Whether that kernel prefetches its next rows (policy.hpp: row_kernel_prefetches).
+constexpr bool row_kernel_prefetches_of(const problem& p, int block, int values, int threads_per_row, bool staged) {
+  return row_kernel_prefetches(p.row_inputs == 2, p.column_params, p.elem_bytes, block, values, threads_per_row,
+                               staged && has_two_weights(p));
+}
+
+/// CTAs of that kernel one SM holds by its registers; 0 when the device's registers are unknown.
 constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block, int values,
                                      int threads_per_row, bool staged = false) {
   if (dev.regs_per_sm <= 0) return 0;
-  const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
-  const int regs = row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values,
-                                            threads_per_row, staged && has_two_weights(p));
+  const int regs = row_kernel_registers_of(p, block, values, threads_per_row, staged);
   const int by_regs = ctas_by_registers(regs, block, dev.regs_per_sm);
   return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
 }
