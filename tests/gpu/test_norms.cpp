@@ -923,7 +923,7 @@ TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 40-64 values per thread 
 
 TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp32 64-512 KiB, 16-bit "
           "layer_norm over 2 CTAs) or streaming over >= 64 KiB segments (several rows per cluster, uneven "
-          "segments, strides, in place); few long rows over a doubled cluster in registers",
+          "segments, strides, in place); few long rows over a doubled cluster in registers or on 512-thread CTAs",
           "[gpu][norms]") {
   // policy.hpp clustered_rows_rules: fp32 layer_norm / rms_norm rows of 64 KiB - 512 KiB in
   // registers over up to 16 CTAs of 256 threads; longer ones (and 16-bit layer_norm past 2 x 320
@@ -960,6 +960,12 @@ TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp
       {norm_op::rms_norm, dtype::bf16, 16, 131072, in_place(), dsp::strategy::registers, 16},
       {norm_op::layer_norm, dtype::bf16, 24, 65536 + 8, strided(8), dsp::strategy::registers, 8},  // uneven
       {norm_op::rms_norm, dtype::f32, 16, 131072 - 4, strided(4), dsp::strategy::registers, 16},
+      // Few rows whose spread segments neither fit 384 threads nor double: 512 threads of 32
+      // values at the spread cluster (policy.hpp few_rows_block).
+      {norm_op::layer_norm, dtype::f32, 64, 32000, contiguous(), dsp::strategy::registers, 2},
+      {norm_op::rms_norm, dtype::f32, 64, 30000, in_place(), dsp::strategy::registers, 2},
+      {norm_op::layer_norm, dtype::bf16, 8, 262144 - 8, strided(8), dsp::strategy::registers, 16},  // uneven
+      {norm_op::rms_norm, dtype::f16, 1, 262144, contiguous(), dsp::strategy::registers, 16},
   };
   int k = 0;
   for (const rows_case& rc : cases) {

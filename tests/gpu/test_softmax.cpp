@@ -277,7 +277,7 @@ TEST_CASE("softmax/log_softmax: 0 rows is a successful no-op that touches nothin
 }
 
 TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block cluster (1 and 8 x 152064; 16-32 "
-          "rows of 32000-131072 over a doubled cluster)",
+          "rows of 32000-131072 over a doubled cluster; 1-64 rows of 30000-262144 on 512-thread CTAs)",
           "[gpu][softmax]") {
   seeded_rng rng("softmax few long rows");
   INFO(rng.describe());
@@ -318,6 +318,23 @@ TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block clus
     INFO(describe(p));
     if (dev.clusters) {
       CHECK(p.kind == dsp::strategy::registers);
+      CHECK(p.cluster == dc.cluster);
+    }
+    for (bool log : {false, true}) run_case({dc.t, log, dc.rows, dc.cols, dc.layout, row_kind::random, stream.get()}, rng);
+  }
+  // Few rows whose spread segments neither fit 384 threads nor double: 512 threads of 32 values at
+  // the spread cluster (policy.hpp few_rows_block), also with uneven segments.
+  const doubled_case block512[] = {{dtype::f32, 64, 32000, contiguous(), 2},
+                                   {dtype::bf16, 64, 30000, strided(8), 2},
+                                   {dtype::f16, 1, 262144, in_place(), 16},
+                                   {dtype::f32, 8, 262144 - 4, strided(4), 16},
+                                   {dtype::bf16, 2, 200000, contiguous(), 16}};
+  for (const doubled_case& dc : block512) {
+    const auto p = plan_of(dc.t, dc.rows, dc.cols, dc.layout, dev);
+    INFO(describe(p));
+    if (dev.clusters) {
+      CHECK(p.kind == dsp::strategy::registers);
+      CHECK(p.block == 512);
       CHECK(p.cluster == dc.cluster);
     }
     for (bool log : {false, true}) run_case({dc.t, log, dc.rows, dc.cols, dc.layout, row_kind::random, stream.get()}, rng);

@@ -96,6 +96,11 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
         if (!dsp::wide_config_reachable(pl.config, p.elem_bytes, kind, pl.dynamic_smem > 0))
           return "wide config that launch.cuh does not compile for this op";
       }
+      if (pl.config == dsp::few_rows_block_config) {
+        // Few rows only (few_rows_block_plan): compiled for 16-byte packs without a residual.
+        if (n * p.elem_bytes != 16 || p.row_inputs != 1) return "few-rows config that launch.cuh does not compile";
+        if (pl.cluster < 2) return "few-rows config without a spread cluster";
+      }
       if (pl.cluster > 1 && pl.threads_per_row != pl.block) return "a split row must be a whole-block row";
       if (pl.cluster == 1 && static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread < packs)
         return "G * K < the row's packs";
@@ -606,10 +611,10 @@ TEST_CASE("plan_rows: few rows whose spread segments no registers config holds g
     CHECK(pl.cluster == e.cluster);
     CHECK(plan_error(plan_problem(e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, e.w, 1), pl, h200).empty());
   }
-  // Not: a spread of 2 whose doubled clusters put two CTAs on an SM (64 x 32000, 48 x 40000),
-  // residual-fusing ops, one-element packs, devices without clusters.
-  CHECK(plan_for(h200, 64, 32000, 2, 8, 0, true).kind == dsp::strategy::cached);
-  CHECK(plan_for(h200, 64, 32000, 4, 4, 0, false, false, ln32).kind == dsp::strategy::cached);
+  // Not: a spread of 2 whose doubled clusters put two CTAs on an SM (64 x 32000, 48 x 40000:
+  // few_rows_block or the cache), residual-fusing ops, one-element packs, devices without clusters.
+  CHECK(plan_for(h200, 64, 32000, 2, 8, 0, true).cluster == 2);
+  CHECK(plan_for(h200, 64, 32000, 4, 4, 0, false, false, ln32).cluster == 2);
   CHECK(plan_for(h200, 48, 40000, 4, 4, 0, true).kind == dsp::strategy::cached);
   CHECK(plan_for(h200, 48, 40000, 2, 8, 0, true, false, rms16).kind == dsp::strategy::staged);
   const dsp::plan fused = fused_plan_for(h200, 16, 131072, 2);
@@ -625,6 +630,62 @@ TEST_CASE("plan_rows: few rows whose spread segments no registers config holds g
         sweep(h200, rows, elem_bytes, 16 / elem_bytes, 0, 300000, r, w.count != 2, 1, w);
         INFO("rows " << rows << ", elem_bytes " << elem_bytes << ", weights " << w.count << ": " << r.plans
                      << " plans; " << r.first);
+        CHECK(r.failures == 0);
+      }
+}
+
+TEST_CASE("plan_rows: few rows whose spread segments need 512 threads of 32 values take them where policy.hpp's "
+          "few_rows_block says so",
+          "[host][plan]") {
+  const dsp::device_limits h200 = h200_like();
+  const weights_desc ln32{2, 4}, ln16{2, 2}, rms16{1, 2}, rms32{1, 4};
+  struct expect {
+    int64_t rows, cols;
+    int elem_bytes;
+    bool staged_op;
+    weights_desc w;
+    int cluster;
+  };
+  // Segments of 12289-16384 values at the spread cluster, which doubling does not take (a spread
+  // of 2 with two CTAs per SM after it, or 16 already).
+  const expect taken[] = {{64, 32000, 4, true, {}, 2},     {64, 32000, 2, true, {}, 2},
+                          {64, 30000, 4, false, ln32, 2},  {64, 32000, 4, true, rms32, 2},
+                          {1, 262144, 4, true, {}, 16},    {8, 262144, 2, true, {}, 16},
+                          {8, 262144, 4, false, ln32, 16}, {1, 262144, 2, true, rms16, 16},
+                          {8, 262144 - 8, 2, false, ln16, 16}, {2, 200000, 4, true, {}, 16}};
+  for (const expect& e : taken) {
+    const int n = 16 / e.elem_bytes;
+    const int64_t packs = (e.cols + n - 1) / n;
+    const dsp::plan pl = plan_for(h200, e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, false, e.w);
+    INFO(e.rows << " x " << e.cols << ", elem_bytes " << e.elem_bytes << ": kind " << static_cast<int>(pl.kind)
+                << ", config " << pl.config << ", cluster " << pl.cluster);
+    CHECK(dsp::spread_cluster(e.rows, packs, h200) == e.cluster);
+    CHECK(dsp::first_registers_config(dsp::ceil_div(packs, e.cluster), n, 64) < 0);
+    CHECK(pl.kind == dsp::strategy::registers);
+    CHECK(pl.config == dsp::few_rows_block_config);
+    CHECK(pl.block == 512);
+    CHECK(pl.cluster == e.cluster);
+    CHECK(plan_error(plan_problem(e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, e.w, 1), pl, h200).empty());
+  }
+  // Not: where doubling takes the rows (32 x 65536, 16 x 131072), segments past 16384 values (48 x
+  // 40000, 1 x 262148), residual-fusing ops, one-element packs, devices without clusters.
+  const auto not_block = [](const dsp::plan& pl) { return pl.config != dsp::few_rows_block_config || pl.kind != dsp::strategy::registers; };
+  CHECK(plan_for(h200, 32, 65536, 4, 4, 0, true).cluster == 8);
+  CHECK(not_block(plan_for(h200, 32, 65536, 4, 4, 0, true)));
+  CHECK(not_block(plan_for(h200, 16, 131072, 2, 8, 0, true)));
+  CHECK(not_block(plan_for(h200, 48, 40000, 4, 4, 0, true)));
+  CHECK(not_block(plan_for(h200, 1, 262148, 4, 4, 0, true)));
+  CHECK(not_block(fused_plan_for(h200, 64, 32000, 4)));
+  CHECK(not_block(fused_plan_for(h200, 1, 262144, 2)));
+  CHECK(not_block(plan_for(h200, 64, 32000, 4, 1, 0, true)));
+  CHECK(not_block(plan_for(a100_like(), 64, 32000, 4, 4, 0, true)));
+  // Every width at the row counts the rule reaches stays a valid plan.
+  for (int64_t rows : {1, 8, 48, 64})
+    for (int elem_bytes : {4, 2})
+      for (const weights_desc& w : {weights_desc{}, weights_desc{2, elem_bytes}, weights_desc{1, elem_bytes}}) {
+        sweep_result r;
+        sweep(h200, rows, elem_bytes, 16 / elem_bytes, 0, 300000, r, w.count != 2, 1, w);
+        INFO(rows << " rows, elem_bytes " << elem_bytes << ", weights " << w.count << ": " << r.first);
         CHECK(r.failures == 0);
       }
 }
@@ -686,9 +747,11 @@ TEST_CASE("plan helpers: ceil_div and pow2_floor", "[host][plan]") {
 TEST_CASE("policy: the register budgets let two CTAs of every registers config share an SM", "[host][plan]") {
   // dispatch/policy.hpp: a CTA that owns whole rows has nothing in flight during its reduction
   // barrier, so the budgets are chosen for at least two resident CTAs (65536 registers per SM on
-  // sm_80 / sm_90). Residual-fusing ops are the documented exception (128 registers).
+  // sm_80 / sm_90). Residual-fusing ops are the documented exception (128 registers), and the
+  // few-rows config (policy.hpp few_rows_block: one CTA per SM by the plan's spread), checked below.
   constexpr int registers_per_sm = 65536;
   for (int i = 0; i < dsp::registers_config_count; ++i) {
+    if (i == dsp::few_rows_block_config) continue;
     const int block = dsp::registers_configs[i].block;
     const int g = dsp::registers_configs[i].g;
     for (bool with_params : {false, true})
@@ -709,6 +772,22 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
       }
   }
   CHECK(dsp::max_registers(true, true, 2) >= dsp::max_registers(false, true, 2));
+  // The few-rows config: one CTA of 512 threads per SM at the raised budget (128 registers for
+  // fp32, 64 for 16-bit rows without weights: two CTAs), every kind it serves.
+  {
+    const int i = dsp::few_rows_block_config;
+    CHECK(dsp::registers_configs[i].block == 512);
+    for (bool with_params : {false, true})
+      for (int elem_bytes : {2, 4}) {
+        const int values = dsp::registers_k(i, 16 / elem_bytes) * (16 / elem_bytes);
+        CHECK(values == 32);
+        const int regs = dsp::row_kernel_registers_for(false, with_params, elem_bytes, 512, values, 512);
+        INFO("with_params " << with_params << ", elem_bytes " << elem_bytes << ": " << regs << " registers");
+        CHECK(dsp::ctas_by_registers(regs, 512) >= 1);
+        CHECK(regs >= dsp::max_registers(false, with_params, elem_bytes, values, 512, 512));
+      }
+    CHECK(dsp::row_kernel_registers_for(false, false, 4, 512, 32, 512) == 128);
+  }
   // The occupancy calculator's allocation (per warp, per sub-partition): 384 threads hold two
   // CTAs at 64 and at 80 registers, one at 88; 352 threads two at 80 but one at 88 (11 warps).
   CHECK(dsp::ctas_by_registers(64, 384) == 2);
@@ -774,7 +853,7 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
     return plan_for(h200, rows, cols, 2, n, head, staged_op, column_params);
   };
   const auto wide = [](const dsp::plan& pl) {
-    return pl.kind == dsp::strategy::registers && pl.config >= dsp::narrow_registers_config_count;
+    return pl.kind == dsp::strategy::registers && dsp::is_wide_config(pl.config);
   };
   // (staged_op, column_params): layer_norm (false, true), rms_norm (true, true), softmax (true, false)
   for (int64_t cols = 2048; cols <= 16384; cols += 2048) {

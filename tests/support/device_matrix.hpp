@@ -511,7 +511,7 @@ inline dsp::plan plan_of(dtype t, int64_t rows, int64_t cols, const call_layout&
 
 /// Whether a plan holds 64 values per thread (a wide config: policy.hpp wide_rows_rules).
 inline bool is_wide(const dsp::plan& p) {
-  return p.kind == dsp::strategy::registers && p.config >= dsp::narrow_registers_config_count;
+  return p.kind == dsp::strategy::registers && dsp::is_wide_config(p.config);
 }
 
 /// The fewest rows (searched upward from sm_count, by steps of an eighth) whose plan holds rows of

@@ -33,8 +33,11 @@ inline constexpr bool two_weights_agree = kernels::op_has_two_weights<Op> == (op
 template <class Op, class T, int N, bool Staged, int I>
 constexpr row_kernel_fn<Op, T> registers_instance() {
   constexpr registers_config c = registers_configs[I];
-  // Wide configs are compiled only where the plan can choose them (wide_config_reachable).
-  if constexpr (c.values > 32 &&
+  // Wide configs are compiled only where the plan can choose them (wide_config_reachable), the
+  // few-rows one for 16-byte packs of ops without a residual (few_rows_block_plan).
+  if constexpr (I == few_rows_block_config && (N * sizeof(T) != 16 || Op::fuses_residual))
+    return nullptr;
+  else if constexpr (c.values > 32 &&
                 (N * sizeof(T) != 16 || !wide_config_reachable(I, static_cast<int>(sizeof(T)), op_kind_v<Op>, Staged)))
     return nullptr;
   else

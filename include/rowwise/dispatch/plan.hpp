@@ -288,7 +288,7 @@ constexpr bool wide_rule_names(const wide_rows_rule& rule, int elem_bytes, unsig
 /// The wide config (policy.hpp: wide_rows_rules) whose G x K packs are exactly `packs`, with at
 /// least min_g threads and, if k8_only, 8 packs per thread; -1 when none.
 constexpr int exact_wide_config(int64_t packs, int n, int min_g, bool k8_only) {
-  for (int i = narrow_registers_config_count; i < registers_config_count; ++i) {
+  for (int i = narrow_registers_config_count; i < wide_registers_config_end; ++i) {
     const registers_config& c = registers_configs[i];
     const int k = registers_k(i, n);
     if (c.g >= min_g && (!k8_only || k == 8) && static_cast<int64_t>(c.g) * k == packs) return i;
@@ -397,11 +397,24 @@ constexpr plan few_rows_doubled_plan(const problem& p, const device_limits& dev,
   return registers_over_cluster(p, dev, packs, c);
 }
 
+/// Few rows whose spread cluster's segments neither a 32-value config of up to 384 threads nor
+/// few_rows_doubled_plan holds: on 512 threads of 32 values at the spread cluster where
+/// policy.hpp's few_rows_block says so; an invalid plan otherwise.
+constexpr plan few_rows_block_plan(const problem& p, const device_limits& dev, int64_t packs, int spread) {
+  // Measured for rows of 16-byte packs without a residual only.
+  if (!few_rows_block || spread < 2 || p.pack_elems * p.elem_bytes != 16 || p.row_inputs != 1) return plan{};
+  const int cfg = few_rows_block_config;
+  const int64_t segment = ceil_div(packs, spread);
+  if (static_cast<int64_t>(registers_configs[cfg].g) * registers_k(cfg, p.pack_elems) < segment) return plan{};
+  return make_registers_plan(p, dev, cfg, spread, segment);
+}
+
 /// Choose how to run `p` on `dev`:
 /// 1. rows that fit one CTA's registers: the smallest registers config (sub-warp, warp, block);
 ///    when the rows are too few to fill the SMs and long enough, split each over a cluster
 ///    (each CTA then holds a segment in registers; where the segment is too long, over twice
-///    that cluster when policy.hpp's few_rows_doubling says so); many 16-bit rows that fill a wide config
+///    that cluster when policy.hpp's few_rows_doubling says so, else on 512 threads where
+///    few_rows_block does); many 16-bit rows that fill a wide config
 ///    (40-64 values per thread; longer ones over a cluster of such segments) where a rule of
 ///    wide_rows_rules says so; many rows that a rule of
 ///    clustered_rows_rules splits although one CTA holds them (16-bit softmax on more than 256
@@ -428,6 +441,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   if (spread > 1) {
     if (const plan spread_rows = registers_over_cluster(p, dev, packs, spread); spread_rows.valid) return spread_rows;
     if (const plan doubled = few_rows_doubled_plan(p, dev, packs, spread); doubled.valid) return doubled;
+    if (const plan block512 = few_rows_block_plan(p, dev, packs, spread); block512.valid) return block512;
   } else {
     const int cfg = first_registers_config(packs, n, 1);
     // Many rows of 16-bit elements held 40-64 values per thread where a rule says so (rows past

@@ -32,7 +32,8 @@ struct registers_config {
 /// Nothing above 384 threads: at the register budgets below two such CTAs fit an SM, and a
 /// 512-thread row at 64 registers (2 CTAs) measured 62-84 % of the copy floor where the
 /// streaming strategy (chunked_kernel) reached 84-94 % at 16384 columns (rms, layer_norm,
-/// softmax fp32; bench/NOTES.md). Longer rows stream.
+/// softmax fp32; bench/NOTES.md). Longer rows stream. (One exception: few rows spread over a
+/// cluster, one CTA per SM, whose segments need 512 threads: few_rows_block below.)
 inline constexpr registers_config registers_configs[] = {
     {2, 2, 128},   {4, 2, 128},   {8, 2, 128},   {16, 2, 128},  {32, 2, 128},  {32, 3, 128},
     {32, 4, 128},  {32, 6, 128},  {32, 8, 128},  {64, 8, 64},   {96, 8, 96},   {128, 8, 128},
@@ -48,6 +49,8 @@ inline constexpr registers_config registers_configs[] = {
     {32, 5, 128, 40},  {32, 6, 128, 48},  {32, 7, 128, 56},  {64, 5, 64, 40},
     {64, 6, 64, 48},   {64, 7, 64, 56},   {128, 5, 128, 40}, {128, 6, 128, 48}, {128, 7, 128, 56},
     {96, 6, 96, 48},   {192, 6, 192, 48},
+    // Few rows only (few_rows_block below): 32 values on 512 threads, one CTA per SM.
+    {512, 8, 512},
 };
 inline constexpr int registers_config_count =
     static_cast<int>(sizeof(registers_configs) / sizeof(registers_configs[0]));
@@ -56,6 +59,17 @@ inline constexpr int narrow_registers_config_count = 20;
 static_assert(registers_configs[narrow_registers_config_count - 1].values == 32 &&
                   registers_configs[narrow_registers_config_count].values > 32,
               "narrow configs first, then the wide ones");
+/// The wide configs end where the few-rows config closes the table.
+inline constexpr int few_rows_block_config = registers_config_count - 1;
+inline constexpr int wide_registers_config_end = few_rows_block_config;
+static_assert(registers_configs[few_rows_block_config].values == 32 &&
+                  registers_configs[few_rows_block_config].block == 512 &&
+                  registers_configs[wide_registers_config_end - 1].values > 32,
+              "the wide configs, then the few-rows one");
+/// Whether registers config `config` is a wide one (40-64 values per thread: wide_rows_rules).
+constexpr bool is_wide_config(int config) {
+  return config >= narrow_registers_config_count && config < wide_registers_config_end;
+}
 
 /// Packs per thread of a config for packs of `pack_elems` values: the table's k, capped at the
 /// config's values per thread. 32 in general: 64 bf16 values took 128-158 registers (ptxas -v) in
@@ -136,8 +150,10 @@ struct register_budget {
   int wide_16bit_48;       // rows of 33-48 values per thread (wide configs of 5-6 packs)
   int two_weights_fp32_128;  // layer_norm fp32, 32 values, one row (segment) per CTA of
                              // two_weights_cluster_block threads
+  int few_rows_block;        // few_rows_block_config (512 threads), any op it serves: its plans
+                             // put one CTA on an SM (few_rows_block), so the SM's registers are its
 };
-inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80, 96};
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80, 96, 128};
 inline constexpr int wide_one_row_min_threads = 64;
 inline constexpr int wide_one_row_max_threads = 128;
 /// The budget of a kind of op holding `values` values per thread, in CTAs of `block` threads of
@@ -145,6 +161,8 @@ inline constexpr int wide_one_row_max_threads = 128;
 constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes, int values = 32, int block = 0,
                             int threads_per_row = 0, bool staged_two_weights = false) {
   if (fuses_residual) return row_kernel_registers.fused_residual;
+  // 16-bit layer_norm spilled 100-112 bytes there at 64 (ptxas -v, bench/NOTES.md s17 a).
+  if (block == registers_configs[few_rows_block_config].block) return row_kernel_registers.few_rows_block;
   if (staged_two_weights && elem_bytes >= 4 && values == 32 && block == two_weights_cluster_block &&
       threads_per_row == block)
     return row_kernel_registers.two_weights_fp32_128;
@@ -442,6 +460,19 @@ struct few_rows_doubling_rule {
   int min_cluster;
 };
 inline constexpr few_rows_doubling_rule few_rows_doubling = {true, 4};
+
+/// Few rows whose spread segments (12289-16384 values) neither a 32-value config of up to 384
+/// threads holds nor few_rows_doubling takes over twice the cluster: held 32 values per thread on
+/// 512 threads (few_rows_block_config; one CTA per SM, which the spread leaves each SM anyway, at
+/// 128 registers: register_budget::few_rows_block) at the spread cluster, instead of the
+/// shared-memory cache or the stage.
+/// Measured on the H200 (graph of 100 calls, bench/NOTES.md 17a): softmax fp32 / bf16 64 x 32000
+/// 6.22 / 5.07 -> 5.47 / 4.39 us, 1 x 262144 6.05 / 4.91 -> 5.35 / 4.22, 8 x 262144 10.7 / 8.8 ->
+/// 9.2 / 5.9; layer_norm fp32 64 x 32000 8.65 -> 7.57, 8 x 262144 14.6 -> 11.3; rms_norm fp32
+/// 64 x 32000 7.2 -> 6.5 (staged before), bf16 1 x 262144 4.4 -> 3.8; one shape no faster
+/// (rms_norm bf16 8 x 262144, staged before: 5.71-5.79 -> 5.79-5.85). Rows of 16-byte packs of
+/// ops without a residual only (the others were not measured).
+inline constexpr bool few_rows_block = true;
 
 /// Largest cluster the plan uses (16 is non-portable but available on H100/H200).
 inline constexpr int max_cluster = 16;
