@@ -772,8 +772,8 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
       }
   }
   CHECK(dsp::max_registers(true, true, 2) >= dsp::max_registers(false, true, 2));
-  // The few-rows config: one CTA of 512 threads per SM at the raised budget (128 registers for
-  // fp32, 64 for 16-bit rows without weights: two CTAs), every kind it serves.
+  // The few-rows config: at least one CTA of 512 threads per SM at the raised budget (128
+  // registers for fp32 rows, 64 for 16-bit ones: two CTAs), every kind it serves.
   {
     const int i = dsp::few_rows_block_config;
     CHECK(dsp::registers_configs[i].block == 512);
@@ -787,6 +787,7 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
         CHECK(regs >= dsp::max_registers(false, with_params, elem_bytes, values, 512, 512));
       }
     CHECK(dsp::row_kernel_registers_for(false, false, 4, 512, 32, 512) == 128);
+    CHECK(dsp::row_kernel_registers_for(false, true, 2, 512, 32, 512) == 64);
   }
   // The occupancy calculator's allocation (per warp, per sub-partition): 384 threads hold two
   // CTAs at 64 and at 80 registers, one at 88; 352 threads two at 80 but one at 88 (11 warps).

@@ -150,10 +150,8 @@ struct register_budget {
   int wide_16bit_48;       // rows of 33-48 values per thread (wide configs of 5-6 packs)
   int two_weights_fp32_128;  // layer_norm fp32, 32 values, one row (segment) per CTA of
                              // two_weights_cluster_block threads
-  int few_rows_block;        // few_rows_block_config (512 threads), any op it serves: its plans
-                             // put one CTA on an SM (few_rows_block), so the SM's registers are its
 };
-inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80, 96, 128};
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80, 96};
 inline constexpr int wide_one_row_min_threads = 64;
 inline constexpr int wide_one_row_max_threads = 128;
 /// The budget of a kind of op holding `values` values per thread, in CTAs of `block` threads of
@@ -161,8 +159,6 @@ inline constexpr int wide_one_row_max_threads = 128;
 constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes, int values = 32, int block = 0,
                             int threads_per_row = 0, bool staged_two_weights = false) {
   if (fuses_residual) return row_kernel_registers.fused_residual;
-  // 16-bit layer_norm spilled 100-112 bytes there at 64 (ptxas -v, bench/NOTES.md s17 a).
-  if (block == registers_configs[few_rows_block_config].block) return row_kernel_registers.few_rows_block;
   if (staged_two_weights && elem_bytes >= 4 && values == 32 && block == two_weights_cluster_block &&
       threads_per_row == block)
     return row_kernel_registers.two_weights_fp32_128;
@@ -463,9 +459,13 @@ inline constexpr few_rows_doubling_rule few_rows_doubling = {true, 4};
 
 /// Few rows whose spread segments (12289-16384 values) neither a 32-value config of up to 384
 /// threads holds nor few_rows_doubling takes over twice the cluster: held 32 values per thread on
-/// 512 threads (few_rows_block_config; one CTA per SM, which the spread leaves each SM anyway, at
-/// 128 registers: register_budget::few_rows_block) at the spread cluster, instead of the
-/// shared-memory cache or the stage.
+/// 512 threads (few_rows_block_config) at the spread cluster, instead of the shared-memory cache
+/// or the stage. Its budget is its kind's, raised as for every block (row_kernel_registers_for):
+/// 128 for fp32 rows (one CTA per SM), 64 for 16-bit ones (two). 128 for 16-bit rows too (no
+/// spills; 16-bit layer_norm spills 100-112 bytes at 64) gained 0.1-0.6 us where the clusters
+/// are small (bf16 64 x 32000 layer_norm 7.15 -> 6.58, softmax 4.39 -> 4.29) but lost 0.7-1.4 us
+/// at 8 x 262144 (softmax 5.87 -> 7.27): at one CTA per SM only 7 clusters of 16 are resident
+/// (GPC limits), so the eighth row waits for a second wave (NOTES s17 a).
 /// Measured on the H200 (graph of 100 calls, bench/NOTES.md 17a): softmax fp32 / bf16 64 x 32000
 /// 6.22 / 5.07 -> 5.47 / 4.39 us, 1 x 262144 6.05 / 4.91 -> 5.35 / 4.22, 8 x 262144 10.7 / 8.8 ->
 /// 9.2 / 5.9; layer_norm fp32 64 x 32000 8.65 -> 7.57, 8 x 262144 14.6 -> 11.3; rms_norm fp32
