@@ -9,6 +9,9 @@
 # Usage: scripts/ptx_same.sh REV        exit 0: identical; 1: different; 2: usage or build error
 #        OPS="softmax rms_norm" scripts/ptx_same.sh REV   only those ops (default: all five), e.g.
 #        to show that a change to one op left the others' device code as it was
+#        ENTRIES=1 scripts/ptx_same.sh REV   compare kernel by kernel (PTX split at each `.globl`):
+#        exit 0 when every kernel present in both is identical, listing the kernels only one has
+#        (a change that adds kernel instances and leaves the existing ones as they were)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rev=${1:?usage: scripts/ptx_same.sh REV}
@@ -47,6 +50,31 @@ nvcc=${CUDACXX:-nvcc}
 "$nvcc" -std=c++17 -arch=sm_90 -ptx -I "$work/include" "$work/all_ops.cu" -o "$work/rev.ptx" || exit 2 &
 "$nvcc" -std=c++17 -arch=sm_90 -ptx -I include "$work/all_ops.cu" -o "$work/tree.ptx" || exit 2
 wait $! || exit 2
+if [[ "${ENTRIES:-0}" == 1 ]]; then
+  python3 - "$work/rev.ptx" "$work/tree.ptx" "$rev" <<'PY' || exit 1
+import re, sys
+def kernels(path):
+    out, name, chunk = {}, None, []
+    for line in open(path):
+        m = re.match(r'\s*// \.globl\s+(\S+)', line)
+        if m:
+            if name: out[name] = ''.join(chunk)
+            name, chunk = m.group(1), []
+        if name: chunk.append(line)
+    if name: out[name] = ''.join(chunk)
+    return out
+rev, tree = kernels(sys.argv[1]), kernels(sys.argv[2])
+common = sorted(set(rev) & set(tree))
+differ = [k for k in common if rev[k] != tree[k]]
+for k in sorted(set(tree) - set(rev)): print('ptx_same.sh: only in the working tree:', k)
+for k in sorted(set(rev) - set(tree)): print('ptx_same.sh: only in %s: %s' % (sys.argv[3], k))
+for k in differ: print('ptx_same.sh: differs:', k)
+print('ptx_same.sh: %d kernels in both, %d differ; %d only in the tree, %d only in %s'
+      % (len(common), len(differ), len(set(tree) - set(rev)), len(set(rev) - set(tree)), sys.argv[3]))
+sys.exit(1 if differ else 0)
+PY
+  exit 0
+fi
 if cmp -s "$work/rev.ptx" "$work/tree.ptx"; then
   echo "ptx_same.sh: identical to $rev for: $ops ($(wc -c < "$work/tree.ptx") bytes of PTX)"
 else

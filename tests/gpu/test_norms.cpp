@@ -1312,4 +1312,19 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     CHECK(is_wide(pl));
     run_case(c, rng);
   }
+  // Two rows over clusters of 16 CTAs of 512 threads (policy.hpp few_rows_block), both weights
+  // staged (128 KiB per CTA), uneven segments.
+  {
+    norm_case c;
+    c.op = norm_op::layer_norm;
+    c.t = dtype::f32;
+    c.rows = 2;
+    c.cols = 200000;
+    c.stream = stream.get();
+    combo(c, 0);  // both weights
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
+    INFO(describe(pl));
+    if (dev.clusters) CHECK((pl.kind == dsp::strategy::registers && pl.block == 512 && pl.cluster == 16));
+    run_case(c, rng);
+  }
 }

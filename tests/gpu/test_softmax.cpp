@@ -667,4 +667,11 @@ TEST_CASE("softmax/log_softmax: one small shape per strategy (compute-sanitizer 
   CHECK(is_wide(plan_of(dtype::f16, rows, 16384, strided(8), dev)));
   for (bool log : {false, true})
     run_case({dtype::f16, log, rows, 16384, strided(8), row_kind::random, stream.get()}, rng);
+  // One row over 16 CTAs of 512 threads (policy.hpp few_rows_block), segments of 1563 packs on
+  // 512 threads of 4: partly filled threads.
+  const auto block512 = plan_of(dtype::bf16, 1, 200000, contiguous(), dev);
+  INFO(describe(block512));
+  if (dev.clusters) CHECK((block512.kind == dsp::strategy::registers && block512.block == 512));
+  for (bool log : {false, true})
+    run_case({dtype::bf16, log, 1, 200000, contiguous(), row_kind::random, stream.get()}, rng);
 }
