@@ -11,7 +11,8 @@
 #        to show that a change to one op left the others' device code as it was
 #        ENTRIES=1 scripts/ptx_same.sh REV   compare kernel by kernel (PTX split at each `.globl`):
 #        exit 0 when every kernel present in both is identical, listing the kernels only one has
-#        (a change that adds kernel instances and leaves the existing ones as they were)
+#        (a change that adds kernel instances and leaves the existing ones as they were);
+#        PTX_KEEP=DIR keeps the two PTX files there
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rev=${1:?usage: scripts/ptx_same.sh REV}
@@ -50,12 +51,18 @@ nvcc=${CUDACXX:-nvcc}
 "$nvcc" -std=c++17 -arch=sm_90 -ptx -I "$work/include" "$work/all_ops.cu" -o "$work/rev.ptx" || exit 2 &
 "$nvcc" -std=c++17 -arch=sm_90 -ptx -I include "$work/all_ops.cu" -o "$work/tree.ptx" || exit 2
 wait $! || exit 2
+[[ -n "${PTX_KEEP:-}" ]] && mkdir -p "$PTX_KEEP" && cp "$work/rev.ptx" "$work/tree.ptx" "$PTX_KEEP/"
 if [[ "${ENTRIES:-0}" == 1 ]]; then
   python3 - "$work/rev.ptx" "$work/tree.ptx" "$rev" <<'PY' || exit 1
 import re, sys
+# Names numbered across the translation unit (basic-block labels carry the function's ordinal,
+# internal helpers a counter) change when a kernel is added before them: number them apart.
+def normal(line):
+    line = re.sub(r'\$L__BB\d+_', '$L__BB_', line)
+    return re.sub(r'(__internal_|__unnamed_|\$str\$?)\d+', r'\1N', line)
 def kernels(path):
     out, name, chunk = {}, None, []
-    for line in open(path):
+    for line in map(normal, open(path)):
         m = re.match(r'\s*// \.globl\s+(\S+)', line)
         if m:
             if name: out[name] = ''.join(chunk)

@@ -583,22 +583,24 @@ TEST_CASE("plan_rows: few long rows are split over a cluster on sm_90-like limit
   }
 }
 
+/// A few-rows shape and the plan's expected cluster (the spread rules below).
+struct spread_expect {
+  int64_t rows, cols;
+  int elem_bytes;
+  bool staged_op;
+  weights_desc w;
+  int cluster;
+};
+
 TEST_CASE("plan_rows: few rows whose spread segments no registers config holds go over twice the cluster in "
           "registers where policy.hpp's few_rows_doubling says so",
           "[host][plan]") {
   const dsp::device_limits h200 = h200_like();
   const weights_desc ln32{2, 4}, rms16{1, 2};
   // The spread cluster's segment is too long for registers; the doubled one is held there.
-  struct expect {
-    int64_t rows, cols;
-    int elem_bytes;
-    bool staged_op;
-    weights_desc w;
-    int cluster;
-  };
-  const expect taken[] = {{16, 131072, 4, true, {}, 16},   {32, 65536, 2, true, {}, 8}, {32, 32000, 2, true, {}, 4},
+  const spread_expect taken[] = {{16, 131072, 4, true, {}, 16},   {32, 65536, 2, true, {}, 8}, {32, 32000, 2, true, {}, 4},
                           {32, 65536, 4, false, ln32, 8},  {16, 131072, 2, true, rms16, 16}};
-  for (const expect& e : taken) {
+  for (const spread_expect& e : taken) {
     const int n = 16 / e.elem_bytes;
     const int64_t packs = e.cols / n;
     const int spread = dsp::spread_cluster(e.rows, packs, h200);
@@ -639,21 +641,14 @@ TEST_CASE("plan_rows: few rows whose spread segments need 512 threads of 32 valu
           "[host][plan]") {
   const dsp::device_limits h200 = h200_like();
   const weights_desc ln32{2, 4}, ln16{2, 2}, rms16{1, 2}, rms32{1, 4};
-  struct expect {
-    int64_t rows, cols;
-    int elem_bytes;
-    bool staged_op;
-    weights_desc w;
-    int cluster;
-  };
   // Segments of 12289-16384 values at the spread cluster, which doubling does not take (a spread
   // of 2 with two CTAs per SM after it, or 16 already).
-  const expect taken[] = {{64, 32000, 4, true, {}, 2},     {64, 32000, 2, true, {}, 2},
+  const spread_expect taken[] = {{64, 32000, 4, true, {}, 2},     {64, 32000, 2, true, {}, 2},
                           {64, 30000, 4, false, ln32, 2},  {64, 32000, 4, true, rms32, 2},
                           {1, 262144, 4, true, {}, 16},    {8, 262144, 2, true, {}, 16},
                           {8, 262144, 4, false, ln32, 16}, {1, 262144, 2, true, rms16, 16},
                           {8, 262144 - 8, 2, false, ln16, 16}, {2, 200000, 4, true, {}, 16}};
-  for (const expect& e : taken) {
+  for (const spread_expect& e : taken) {
     const int n = 16 / e.elem_bytes;
     const int64_t packs = (e.cols + n - 1) / n;
     const dsp::plan pl = plan_for(h200, e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, false, e.w);
