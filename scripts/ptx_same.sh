@@ -56,8 +56,10 @@ if [[ "${ENTRIES:-0}" == 1 ]]; then
   python3 - "$work/rev.ptx" "$work/tree.ptx" "$rev" <<'PY' || exit 1
 import re, sys
 # Names numbered across the translation unit (basic-block labels carry the function's ordinal,
-# internal helpers a counter) change when a kernel is added before them: number them apart.
+# internal helpers a counter) change when a kernel is added before them: number them apart. The
+# compiler's list of demoted shared variables (comments, one per kernel) is dropped.
 def normal(line):
+    if re.match(r'// \S+ has been demoted$', line.strip()): return ''
     line = re.sub(r'\$L__BB\d+_', '$L__BB_', line)
     return re.sub(r'(__internal_|__unnamed_|\$str\$?)\d+', r'\1N', line)
 def kernels(path):
