@@ -460,18 +460,18 @@ inline constexpr few_rows_doubling_rule few_rows_doubling = {true, 4};
 /// Few rows whose spread segments (12289-16384 values) neither a 32-value config of up to 384
 /// threads holds nor few_rows_doubling takes over twice the cluster: held 32 values per thread on
 /// 512 threads (few_rows_block_config) at the spread cluster, instead of the shared-memory cache
-/// or the stage. Its budget is its kind's, raised as for every block (row_kernel_registers_for):
-/// 128 for fp32 rows (one CTA per SM), 64 for 16-bit ones (two). 128 for 16-bit rows too (no
-/// spills; 16-bit layer_norm spills 100-112 bytes at 64) gained 0.1-0.6 us where the clusters
-/// are small (bf16 64 x 32000 layer_norm 7.15 -> 6.58, softmax 4.39 -> 4.29) but lost 0.7-1.4 us
-/// at 8 x 262144 (softmax 5.87 -> 7.27): at one CTA per SM only 7 clusters of 16 are resident
-/// (GPC limits), so the eighth row waits for a second wave (NOTES s17 a).
-/// Measured on the H200 (graph of 100 calls, bench/NOTES.md 17a): softmax fp32 / bf16 64 x 32000
-/// 6.22 / 5.07 -> 5.47 / 4.39 us, 1 x 262144 6.05 / 4.91 -> 5.35 / 4.22, 8 x 262144 10.7 / 8.8 ->
-/// 9.2 / 5.9; layer_norm fp32 64 x 32000 8.65 -> 7.57, 8 x 262144 14.6 -> 11.3; rms_norm fp32
-/// 64 x 32000 7.2 -> 6.5 (staged before), bf16 1 x 262144 4.4 -> 3.8; one shape no faster
-/// (rms_norm bf16 8 x 262144, staged before: 5.71-5.79 -> 5.79-5.85). Rows of 16-byte packs of
-/// ops without a residual only (the others were not measured).
+/// or the stage. Rows of 16-byte packs of ops without a residual only (the others were not
+/// measured). Measured on the H200 (graph of 100 calls, bench/NOTES.md s17 a): softmax fp32 /
+/// bf16 64 x 32000 6.22 / 5.07 -> 5.47 / 4.39 us, 1 x 262144 6.05 / 4.91 -> 5.35 / 4.22, 8 x
+/// 262144 10.7 / 8.8 -> 9.2 / 5.9; layer_norm fp32 64 x 32000 8.65 -> 7.57, 8 x 262144 14.6 ->
+/// 11.3; rms_norm fp32 64 x 32000 7.2 -> 6.5 (staged before), bf16 1 x 262144 4.4 -> 3.8; one
+/// shape no faster (rms_norm bf16 8 x 262144, staged before: 5.71-5.79 -> 5.79-5.85).
+/// Its budget is its kind's, raised as for every block (row_kernel_registers_for): 128 for fp32
+/// rows (one CTA per SM), 64 for 16-bit ones (two). 128 for 16-bit rows too (no spills; 16-bit
+/// layer_norm spills 100-112 bytes at 64) gained 0.1-0.6 us where the clusters are small (bf16
+/// 64 x 32000 layer_norm 7.15 -> 6.58, softmax 4.39 -> 4.29) but lost 0.7-1.4 us at 8 x 262144
+/// (softmax 5.87 -> 7.27): at one CTA per SM only 7 clusters of 16 are resident (GPC limits), so
+/// the eighth row waits for a second wave (bench/NOTES.md s17 a, experiments 38).
 inline constexpr bool few_rows_block = true;
 
 /// Largest cluster the plan uses (16 is non-portable but available on H100/H200).
