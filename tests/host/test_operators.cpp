@@ -564,6 +564,86 @@ TEST_CASE("shifted welford: groups' sums rebased to one shared shift and added (
   }
 }
 
+namespace {
+
+// registers_kernel's two_pass_moments as a block of `warps` warps takes a row of n values: thread t
+// of the block holds packs t, t + threads, ... of `pack` values (at most `per_thread` values);
+// a whole thread's shift is its first value, an edge thread's its values' fp32 mean; each warp
+// rebases its lanes' sums to its first lane's rounded mean and adds them (a butterfly: here a sum
+// in lane order, which rounds alike up to reassociation); the block rebases its warps' sums to the
+// first warp's rounded mean. `outlier_first`: every thread's first value is replaced by a far
+// value (the worst case for a thread's shift).
+shifted_welford_value block_two_pass(const std::vector<float>& x, int warps, int pack) {
+  const int threads = 32 * warps;
+  std::vector<rowwise::shifted_two_pass> lane(static_cast<size_t>(threads), rowwise::shifted_two_pass{0, 0, 0, 0});
+  for (int t = 0; t < threads; ++t) {
+    std::vector<float> mine;
+    for (size_t p = static_cast<size_t>(t); p * pack < x.size(); p += static_cast<size_t>(threads))
+      for (size_t j = p * pack; j < std::min(x.size(), (p + 1) * pack); ++j) mine.push_back(x[j]);
+    if (mine.empty()) continue;
+    const bool whole = mine.size() % static_cast<size_t>(pack) == 0;  // an edge thread's last pack is partial
+    float s = mine[0];
+    if (!whole) {
+      float sum = 0.0f;
+      for (float v : mine) sum += v;
+      s = sum / static_cast<float>(mine.size());
+    }
+    rowwise::shifted_two_pass g{static_cast<float>(mine.size()), s, 0.0f, 0.0f};
+    for (float v : mine) {
+      const float d = v - s;
+      g.c += d;
+      g.q = std::fma(d, d, g.q);
+    }
+    lane[static_cast<size_t>(t)] = g;
+  }
+  std::vector<rowwise::shifted_two_pass> warp(static_cast<size_t>(warps));
+  for (int w = 0; w < warps; ++w) {
+    const float shift = shifted_welford_reducer::rounded_mean(lane[static_cast<size_t>(32 * w)]);
+    rowwise::shifted_sums sum{0.0f, 0.0f, 0.0f};
+    for (int l = 0; l < 32; ++l) {
+      const auto& g = lane[static_cast<size_t>(32 * w + l)];
+      const rowwise::shifted_sums r = shifted_welford_reducer::rebase(g.n, g.s, g.c, g.q, shift);
+      sum = rowwise::shifted_sums_reducer{}(sum, r);
+    }
+    warp[static_cast<size_t>(w)] = {sum.n, shift, sum.c, sum.q};
+  }
+  const float first = shifted_welford_reducer::rounded_mean(warp[0]);
+  rowwise::shifted_sums all{0.0f, 0.0f, 0.0f};
+  for (const auto& g : warp)
+    all = rowwise::shifted_sums_reducer{}(all, shifted_welford_reducer::rebase(g.n, g.s, g.c, g.q, first));
+  return shifted_welford_reducer::from_two_pass(all.n, first, all.q, all.c);
+}
+
+}  // namespace
+
+TEST_CASE("shifted welford: a block's two-pass moments (thread shifts, warp and block rebases) give the "
+          "two-pass statistics, also for mean 1e4 / std 1e-2 and far first values",
+          "[host][operators]") {
+  seeded_rng rng("shifted welford block two-pass");
+  INFO(rng.describe());
+  for (int trial = 0; trial < 90; ++trial) {
+    const int warps = std::vector<int>{1, 4, 12}[static_cast<size_t>(trial % 3)];
+    const int pack = (trial / 3) % 2 == 0 ? 4 : 8;
+    const int64_t n = trial < 6 ? 1 + trial : 1 + rng.index(32 * warps * 64);
+    std::vector<float> x = shifted_trial_row(trial, n, rng);
+    const bool outliers = trial % 5 == 4;  // each thread's first value far out: its shift's worst case
+    if (outliers) {
+      const int threads = 32 * warps;
+      for (size_t p = 0; p < static_cast<size_t>(threads) && p * pack < x.size(); ++p)
+        x[p * pack] = static_cast<float>(x[p * pack] + (rng.index(2) ? 1.0 : -1.0) * 1e3 * (1.0 + std::fabs(x[p * pack])));
+    }
+    const two_pass ref = direct_stats(x);
+    INFO("trial " << trial << ", n " << n << ", warps " << warps << ", pack " << pack << (outliers ? ", outliers" : ""));
+    check_against_two_pass(block_two_pass(x, warps, pack), ref, n, rowwise_test::grown_rtol(1e-5, 23, n));
+  }
+  for (float c : {0.0f, 3.0f, -1e4f, 123.456f}) {
+    INFO("constant row " << c);
+    const shifted_welford_value w = block_two_pass(std::vector<float>(5000, c), 4, 4);
+    CHECK(shifted_mean(w) == static_cast<double>(c));
+    CHECK(w.m2 == 0.0f);
+  }
+}
+
 TEST_CASE("shifted welford: a constant row has variance exactly 0 and its mean exactly", "[host][operators]") {
   seeded_rng rng("shifted welford constant row");
   for (float c : {0.0f, 3.0f, -1e4f, 123.456f}) {

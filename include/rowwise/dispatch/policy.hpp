@@ -231,6 +231,20 @@ constexpr bool row_kernel_prefetches(bool fuses_residual, bool with_params, int 
       values * elem_bytes * (fuses_residual ? 2 : 1), threads_per_row * values * elem_bytes);
 }
 
+/// Whether a registers kernel takes a two-pass op's moments (layer_norm) from thread shifts —
+/// each thread's exact two-pass around its own first value, centring its values in place, then
+/// one warp all-reduce of the sums rebased to the warp's first lane's mean — rather than from
+/// warp shifts (a warp all-reduce of the sum for the warp's mean, a second pass around it, a
+/// second all-reduce; kernels/registers_kernel.cuh: two_pass_moments). Thread shifts save a pass
+/// over the values, an all-reduce in the row's dependent chain and a subtraction per value in the
+/// write-back. Measured on the H200 (bench/NOTES.md session 18): fp32 layer_norm 1 / 16 x 4096
+/// 2.16 / 2.22 -> 2.11 / 2.17 us, 64 x 32000 7.56 -> 7.40, without weights 1 x 4096 1.85 -> 1.68,
+/// 16384 / 65536 columns +1 point of the copy floor, the rest within noise (8 x 152064 +0.2 us).
+/// 16-bit rows lost: centred values cannot be re-converted from the packed loads, and at the
+/// 64-register budget the kernels spill more (bf16 2048 / 12288 94 / 88 -> 82 / 72 %); uncentred
+/// thread shifts were mixed (1 x 8192 -0.13 us, 1024 columns 95 -> 91 %). So fp32 only.
+constexpr bool two_pass_thread_shifts(int elem_bytes) { return elem_bytes == 4; }
+
 /// Threads one SM holds (every GPU since sm_75 but sm_86/89's 1536, where this only makes the
 /// column stage's occupancy test below conservative).
 inline constexpr int max_threads_per_sm = 2048;

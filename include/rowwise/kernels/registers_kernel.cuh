@@ -34,16 +34,24 @@ struct op_two_pass : std::false_type {};
 template <class Op>
 struct op_two_pass<Op, std::enable_if_t<Op::two_pass>> : std::true_type {};
 
-/// Two-pass moments of a row held by G threads (of one CTA or of a cluster of CTAs): each warp
-/// (group) takes the exact two-pass over its values with shuffles only (its sum and count give
-/// its shift s_w, then the sums c_w of x - s_w and q_w of (x - s_w)^2 over its values). A row of
-/// several warps combines them after one barrier, every thread the same way: lane w of every
-/// warp re-expresses warp w's sums relative to the first warp's shift S
-/// (shifted_welford_reducer::rebase), a butterfly adds them, and from_two_pass(N, S, Q, C) gives
-/// M2 = Q - C^2 / N. The shifts lie within the row's values, so (mean - S)^2 is at most (warps)
-/// times the variance and the subtraction loses at most that factor of rounding (the argument
-/// of the shifted-data algorithm; no sum of squares of raw values is ever formed). A row
-/// over a cluster merges the CTAs' results as shifted Welford summaries (Chan).
+/// Two-pass moments of a row held by G threads (of one CTA or of a cluster of CTAs), in two forms
+/// (dispatch/policy.hpp: two_pass_thread_shifts says which, by element size):
+///  * warp shifts (`reduce`): each warp (group) takes the exact two-pass over its values with
+///    shuffles only (its sum and count give its shift s_w, then the sums c_w of x - s_w and q_w
+///    of (x - s_w)^2 over its values);
+///  * thread shifts (`reduce_centred`): each thread takes the exact two-pass over its own values
+///    around a shift of its own (Op::thread_centre, which leaves the values centred for a
+///    one-fma write-back); the warp's shift s_w is its first lane's rounded mean, and one
+///    butterfly adds the lanes' sums rebased to it (a pass and an all-reduce fewer in the row's
+///    dependent chain).
+/// A row of several warps combines the warps' sums after one barrier, every thread the same way:
+/// lane w of every warp re-expresses warp w's sums relative to the first warp's shift S
+/// (shifted_welford_reducer::rebase; with thread shifts, to the first warp's rounded mean), a
+/// butterfly adds them, and from_two_pass(N, S, Q, C) gives M2 = Q - C^2 / N. Each shift is a
+/// mean of part of the row, so (mean - S)^2 is at most (parts) times the variance and the
+/// subtraction loses at most that factor of rounding (the argument of the shifted-data
+/// algorithm; no sum of squares of raw values is ever formed). A row over a cluster merges the
+/// CTAs' results as shifted Welford summaries (Chan).
 /// This replaced a block all-reduce of the warps' Welford summaries (a butterfly of pairwise
 /// merges, each with a division and tests for empty sides: ~120 instructions per warp of
 /// layer_norm's ~900, bench/NOTES.md 21). Result in every thread of the row, bit-identical.
@@ -57,49 +65,65 @@ struct two_pass_moments {
   static constexpr int warps = Block / 32 > 0 ? Block / 32 : 1;
   static constexpr int lanes = warp_group_for(warps);
 
-  struct warp_moments {
-    float n;  // values
-    float s;  // shift (the warp's rounded mean)
-    float c;  // sum of (x - s)
-    float q;  // sum of (x - s)^2
-  };
   struct storage {
-    warp_moments part[2][warps];  // alternating by step: one barrier per row (block_all_reduce)
+    shifted_two_pass part[2][warps];  // alternating by step: one barrier per row (block_all_reduce)
     typename rows::cluster_storage cluster;
   };
 
   __device__ __forceinline__ static void start(storage& s) { rows::start_cluster(s.cluster); }
 
+  /// Warp shifts; v is left as it is.
   template <class Op, int M>
   __device__ __forceinline__ static shifted_welford_value reduce(const Op& op, const float (&v)[M],
-                                                                 slot_mask<M> ok, storage& s,
-                                                                 int64_t step) {
+                                                                 slot_mask<M> ok, storage& s, int64_t step) {
     const float sum = op.first_partial(v, ok);
     const float_pair sum_n =
         warp_all_reduce<group>(float_pair{sum, static_cast<float>(ok.count())}, pair_sum_reducer{});
     // Any value near the mean serves as the shift (c corrects it): the fast division.
     const float shift = sum_n.b > 0.0f ? __fdividef(sum_n.a, sum_n.b) : 0.0f;
     const float_pair qc = warp_all_reduce<group>(op.second_partial(v, ok, shift), pair_sum_reducer{});
+    return combine</*RoundedFirst=*/false>({sum_n.b, shift, qc.b, qc.a}, s, step);
+  }
+
+  /// Thread shifts; v is left centred on the thread's shift, which `mine` returns with its sums.
+  template <class Op, int M>
+  __device__ __forceinline__ static shifted_welford_value reduce_centred(const Op& op, float (&v)[M],
+                                                                         slot_mask<M> ok, storage& s,
+                                                                         int64_t step, shifted_two_pass& mine) {
+    mine = op.thread_centre(v, ok);
+    // The group's first lane holds values of the group whenever any lane does (packs ascend
+    // with the lane), so its mean is a value of the data's scale.
+    const float shift = __shfl_sync(0xffffffffu, shifted_welford_reducer::rounded_mean(mine), 0, group);
+    const shifted_sums g = warp_all_reduce<group>(
+        shifted_welford_reducer::rebase(mine.n, mine.s, mine.c, mine.q, shift), shifted_sums_reducer{});
+    return combine</*RoundedFirst=*/true>({g.n, shift, g.c, g.q}, s, step);
+  }
+
+  /// The row's moments from each warp's (group's) sums around its shift. RoundedFirst: the
+  /// shared shift is the first warp's rounded mean (its shift is one lane's mean), else its shift.
+  template <bool RoundedFirst>
+  __device__ __forceinline__ static shifted_welford_value combine(const shifted_two_pass& warp, storage& s,
+                                                                  int64_t step) {
     shifted_welford_value cta;
     if constexpr (whole_block) {
-      warp_moments* part = s.part[step & 1];
-      if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = {sum_n.b, shift, qc.b, qc.a};
+      shifted_two_pass* part = s.part[step & 1];
+      if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = warp;
       __syncthreads();
       // Lane w of each group of `lanes` takes warp w's terms and the groups sum them by the same
       // butterfly (bit-identical in every thread); a loop over the warps in every thread cost
       // ~7 instructions per warp per row (~85 of a 12-warp row's ~860, ncu, NOTES 22).
-      const float first = part[0].s;
+      const float first = RoundedFirst ? shifted_welford_reducer::rounded_mean(part[0]) : part[0].s;
       const int w = static_cast<int>(threadIdx.x) % lanes;
       shifted_sums mine = {0.0f, 0.0f, 0.0f};
       if (w < warps) {
-        const warp_moments m = part[w];
+        const shifted_two_pass m = part[w];
         mine = shifted_welford_reducer::rebase(m.n, m.s, m.c, m.q, first);
       }
       const float n = warp_all_reduce<lanes>(mine.n, sum_reducer{});
       const float_pair cq = warp_all_reduce<lanes>(float_pair{mine.c, mine.q}, pair_sum_reducer{});
       cta = shifted_welford_reducer::from_two_pass(n, first, cq.b, cq.a);
     } else {
-      cta = shifted_welford_reducer::from_two_pass(sum_n.b, shift, qc.a, qc.b);
+      cta = shifted_welford_reducer::from_two_pass(warp.n, warp.s, warp.q, warp.c);
     }
     return rows::reduce_cta_values(cta, s.cluster, step);  // over the cluster, if any
   }
@@ -228,13 +252,19 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
                      dynamic_smem, /*via_l1=*/csize == 1);
     }
 
-    typename Op::state st;
-    if constexpr (op_two_pass<Op>::value) {
-      st = op.finalize_moments(two_pass_moments<G, Block>::reduce(op, v, ok, smem_moments, it));
-    } else {
-      const value mine = op.partial_in_place(v, ok);
-      st = op.finalize_in_place(row_reduce::reduce(mine, smem, it), mine);
-    }
+    const auto st = [&] {
+      using moments = two_pass_moments<G, Block>;
+      if constexpr (!op_two_pass<Op>::value) {
+        const value mine = op.partial_in_place(v, ok);
+        return op.finalize_in_place(row_reduce::reduce(mine, smem, it), mine);
+      } else if constexpr (dispatch::two_pass_thread_shifts(static_cast<int>(sizeof(T)))) {
+        shifted_two_pass mine;
+        const shifted_welford_value row_moments = moments::reduce_centred(op, v, ok, smem_moments, it, mine);
+        return op.finalize_centred(row_moments, mine);
+      } else {
+        return op.finalize_moments(moments::reduce(op, v, ok, smem_moments, it));
+      }
+    }();
 
     if constexpr (Staged)
       store_op_packs<stores, /*InPlace=*/true>(

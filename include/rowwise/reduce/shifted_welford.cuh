@@ -29,6 +29,26 @@ struct shifted_sums {
   float q;
 };
 
+/// The exact two-pass over a group of n values around a shift s of the group's own: c = sum
+/// (x - s), q = sum (x - s)^2. s may be any value near the data (one of the values, or their
+/// rounded mean): (mean - s)^2 at most (n) times the variance keeps q - c^2 / n to within that
+/// factor of q's rounding.
+struct shifted_two_pass {
+  float n;
+  float s;
+  float c;
+  float q;
+};
+
+/// shifted_sums relative to one shared shift add up (a butterfly of them is the union's sums).
+struct shifted_sums_reducer {
+  using value_type = shifted_sums;
+  __host__ __device__ static value_type identity() { return {0.0f, 0.0f, 0.0f}; }
+  __host__ __device__ value_type operator()(value_type a, value_type b) const {
+    return {a.n + b.n, a.c + b.c, a.q + b.q};
+  }
+};
+
 struct shifted_welford_reducer {
   using value_type = shifted_welford_value;
 
@@ -58,6 +78,16 @@ struct shifted_welford_reducer {
   __host__ __device__ static shifted_sums rebase(float n, float s, float c, float q, float shared) {
     const float d = s - shared;
     return {n, fmaf(n, d, c), fmaf(d, fmaf(n, d, 2.0f * c), q)};
+  }
+
+  /// The mean of a group's two-pass, rounded to fp32: s + c / n (s for an empty group). A shift
+  /// that other groups share, taken from one group, is best this rounded mean.
+  __host__ __device__ static float rounded_mean(const shifted_two_pass& g) {
+#if defined(__CUDA_ARCH__)
+    return g.n > 0.0f ? g.s + __fdividef(g.c, g.n) : g.s;
+#else
+    return g.n > 0.0f ? g.s + g.c / g.n : g.s;
+#endif
   }
 
   __host__ __device__ value_type operator()(value_type a, value_type b) const {

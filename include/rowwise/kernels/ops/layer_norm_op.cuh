@@ -2,8 +2,10 @@
 //
 // Two ways to the row's mean and variance, both exact to fp32 rounding for rows whose mean is
 // far larger than their spread (mean 1e4, std 1e-2):
-//  * the exact two-pass, per warp (registers_kernel: rows held in registers, by one CTA or a
-//    cluster):
+//  * the exact two-pass in registers (registers_kernel: rows held by one CTA or a cluster), in
+//    one of two forms (dispatch/policy.hpp: two_pass_thread_shifts): thread shifts (fp32 rows:
+//    thread_centre, each thread's two-pass around its first value, the values left centred, and
+//    the warps' sums rebased to one shift; centred_state) or warp shifts (16-bit rows, below):
 //    each warp all-reduces its sum and count, giving a shift s = its mean; then the sums of
 //    (x - s)^2 and (x - s) over its values together; a block adds its warps' sums relative to
 //    its first warp's shift after one barrier, and CTAs of a cluster merge the resulting shifted
@@ -126,6 +128,57 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
     return {m.shift, m.dmean, rsqrtf(shifted_welford_variance(m) + eps)};
   }
 
+  // ---- two-pass path, thread shifts ---------------------------------------------------------
+  /// The thread's exact two-pass around a shift of its own, leaving v centred on it (v[i] - s:
+  /// exact for values near s, Sterbenz), so that the write-back is one fma per value. A whole
+  /// thread's shift is its first value: no pass for a mean (what q - c^2 / M loses grows with
+  /// (mean - s)^2, at most M times the variance for a value of the set: the rebase takes any
+  /// shift). A row's edge threads take their values' mean (slots outside the row hold 0 and are
+  /// masked).
+  template <int M>
+  __device__ __forceinline__ shifted_two_pass thread_centre(float (&v)[M], slot_mask<M> ok) const {
+    float q[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // independent chains: latency, not M
+    float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (ok.all()) {
+      const float s = v[0];
+      v[0] = 0.0f;
+#pragma unroll
+      for (int i = 1; i < M; ++i) {
+        v[i] -= s;
+        c[i % 4] += v[i];
+        q[i % 4] = fmaf(v[i], v[i], q[i % 4]);
+      }
+      return {static_cast<float>(M), s, (c[0] + c[1]) + (c[2] + c[3]), (q[0] + q[1]) + (q[2] + q[3])};
+    }
+    float sum = 0.0f;  // padding is 0
+#pragma unroll
+    for (int i = 0; i < M; ++i) sum += v[i];
+    const float n = static_cast<float>(ok.count());
+    const float s = n > 0.0f ? __fdividef(sum, n) : 0.0f;
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      v[i] -= s;
+      const float d = ok[i] ? v[i] : 0.0f;
+      c[i % 4] += d;
+      q[i % 4] = fmaf(d, d, q[i % 4]);
+    }
+    return {n, s, (c[0] + c[1]) + (c[2] + c[3]), (q[0] + q[1]) + (q[2] + q[3])};
+  }
+
+  /// The write-back's state for values centred by thread_centre: y = v * rstd + offset with
+  /// offset = ((s_thread - shift) - dmean) * rstd, both differences of nearby values.
+  struct centred_state {
+    float offset;
+    float rstd;
+    float mean;  // for store_stats
+  };
+
+  __device__ __forceinline__ centred_state finalize_centred(shifted_welford_value m,
+                                                            const shifted_two_pass& mine) const {
+    const float rstd = rsqrtf(shifted_welford_variance(m) + eps);
+    return {((mine.s - m.shift) - m.dmean) * rstd, rstd, m.shift + m.dmean};
+  }
+
   // ---- write-back ---------------------------------------------------------------------------
   using column_param_type = W;
   static constexpr int column_param_count = 2;
@@ -145,6 +198,27 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
     const float offset = -s.corr * s.rstd;
 #pragma unroll
     for (int j = 0; j < N; ++j) v[j] = fmaf(v[j] - s.shift, s.rstd, offset);
+    affine(v, col0, columns);
+  }
+
+  // The registers kernel writes back in place: with warp shifts v holds the inputs (apply);
+  // with thread shifts v is centred (one fma per value).
+  template <int N, class Columns>
+  __device__ __forceinline__ void apply_in_place(float (&v)[N], int64_t col0, const state& s,
+                                                 Columns columns) const {
+    apply(v, col0, s, columns);
+  }
+  template <int N, class Columns>
+  __device__ __forceinline__ void apply_in_place(float (&v)[N], int64_t col0, const centred_state& s,
+                                                 Columns columns) const {
+#pragma unroll
+    for (int j = 0; j < N; ++j) v[j] = fmaf(v[j], s.rstd, s.offset);
+    affine(v, col0, columns);
+  }
+
+  /// y * gamma + beta for the weights present.
+  template <int N, class Columns>
+  __device__ __forceinline__ void affine(float (&v)[N], int64_t col0, Columns columns) const {
     if (gamma != nullptr) {
       float g[N];
       load_column_params<N>(gamma, col0, cols, g, columns.param(0));
@@ -167,6 +241,10 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
 
   __device__ __forceinline__ void store_stats(int64_t row, const state& s) const {
     if (mean_out != nullptr) mean_out[row] = s.shift + s.corr;
+    if (rstd_out != nullptr) rstd_out[row] = s.rstd;
+  }
+  __device__ __forceinline__ void store_stats(int64_t row, const centred_state& s) const {
+    if (mean_out != nullptr) mean_out[row] = s.mean;
     if (rstd_out != nullptr) rstd_out[row] = s.rstd;
   }
 };

@@ -34,7 +34,12 @@
 //   finalize_moments(shifted_welford_value) -> state
 //
 // The strategy forms the shift (a warp's mean) and merges the warps' shifted Welford summaries
-// (reduce/shifted_welford.cuh).
+// (reduce/shifted_welford.cuh). Where dispatch::two_pass_thread_shifts holds (fp32 rows), each
+// thread's own two-pass instead, its values left centred on its shift:
+//
+//   thread_centre(v, ok) -> shifted_two_pass   {n, s, sum (x - s), sum (x - s)^2} over ok; v -= s
+//   finalize_centred(shifted_welford_value, shifted_two_pass mine) -> a state that
+//       apply_in_place takes for centred values
 //
 // Optionally `static constexpr bool staged_long_rows = true;`: rows longer than registers hold
 // go to staged_kernel instead of chunked_kernel (a measured choice per op, dispatch/plan.hpp).
