@@ -157,6 +157,10 @@ inline constexpr bool registers_kernel_prefetches =
     dispatch::row_kernel_prefetches(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values,
                                     G, Staged && op_has_two_weights<Op>);
 
+/// Which form of two_pass_moments a row of T takes (dispatch/policy.hpp: two_pass_thread_shifts).
+template <class T>
+inline constexpr bool two_pass_thread_shifts_v = dispatch::two_pass_thread_shifts(static_cast<int>(sizeof(T)));
+
 /// SMs of this GPU (%nsmid: one more than the largest SM id; a hint's distance only).
 __device__ __forceinline__ unsigned sm_id_count() {
   unsigned n;
@@ -257,7 +261,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
       if constexpr (!op_two_pass<Op>::value) {
         const value mine = op.partial_in_place(v, ok);
         return op.finalize_in_place(row_reduce::reduce(mine, smem, it), mine);
-      } else if constexpr (dispatch::two_pass_thread_shifts(static_cast<int>(sizeof(T)))) {
+      } else if constexpr (two_pass_thread_shifts_v<T>) {
         shifted_two_pass mine;
         const shifted_welford_value row_moments = moments::reduce_centred(op, v, ok, smem_moments, it, mine);
         return op.finalize_centred(row_moments, mine);
