@@ -203,47 +203,24 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   const int first_head = row_head<N>(io.in);
   const int64_t seg_begin = rank * segment_packs;
   const int64_t seg_end = seg_begin + segment_packs;
-  // Where a row step's packs of this thread lie: arithmetic on the arguments only.
-  struct row_place {
-    int64_t row;
-    bool active;
-    const T* in_row;
-    T* out_row;
-    T* res_row;
-    int head;
-    thread_packs<K, G, N> tp;
-  };
-  const auto place = [&](int64_t base) {
-    const int64_t row = base + group;
-    const bool active = row < io.rows;
-    const int64_t r = active ? row : 0;
-    const T* in_row = io.in + r * io.in_stride;
-    const int head = row_head<N>(in_row);
-    return row_place{row,
-                     active,
-                     in_row,
-                     io.out + r * io.out_stride,
-                     Op::fuses_residual ? io.residual + r * io.residual_stride : nullptr,
-                     head,
-                     thread_packs<K, G, N>(active, seg_begin + lane, seg_end, io.cols, head)};
-  };
-  const int64_t first_base = static_cast<int64_t>(per_cluster(blockIdx.x, csize)) * rows_per_step;
-  row_place at = place(first_base);
-  // Everything above reads no global memory, so it runs before the wait: in back-to-back calls
-  // it overlaps the previous grid's tail (a one-row call's set-up is ~150 instructions, SASS).
+  // The set-up above reads no global memory, so it runs before the wait: in back-to-back calls it
+  // overlaps the previous grid's tail (bench/NOTES.md session 18 d).
   wait_for_prior_grids();  // before any global memory access (grid_dependency.cuh)
   allow_dependent_grids();
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
   // The loop bound depends only on the block (cluster), so whole warps and blocks iterate
   // together and every shuffle / barrier is reached by all threads; rows past the end are masked.
-  for (int64_t base = first_base; base < io.rows; base += step, ++it) {
-    const int64_t row = at.row;
-    const bool active = at.active;
-    const T* in_row = at.in_row;
-    T* out_row = at.out_row;
-    T* res_row = at.res_row;
-    const int head = at.head;
-    const thread_packs<K, G, N> tp = at.tp;
+  for (int64_t base = static_cast<int64_t>(per_cluster(blockIdx.x, csize)) * rows_per_step; base < io.rows;
+       base += step, ++it) {
+    const int64_t row = base + group;
+    const bool active = row < io.rows;
+    const int64_t r = active ? row : 0;
+    const T* in_row = io.in + r * io.in_stride;
+    T* out_row = io.out + r * io.out_stride;
+    T* res_row = Op::fuses_residual ? io.residual + r * io.residual_stride : nullptr;
+    const int head = row_head<N>(in_row);
+
+    const thread_packs<K, G, N> tp(active, seg_begin + lane, seg_end, io.cols, head);
     float v[K * N];
     slot_mask<K * N> ok;
     load_op_packs<Op, dispatch::row_load_policy, stores>(tp, in_row, res_row, v, ok);
@@ -301,7 +278,6 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     else
       store_op_packs<stores, /*InPlace=*/true>(tp, op, st, out_row, v);
     if (active && lane == 0 && rank == 0) op.store_stats(row, st);
-    if (base + step < io.rows) at = place(base + step);
   }
   row_reduce::finish(it);
 }
