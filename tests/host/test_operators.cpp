@@ -533,8 +533,8 @@ TEST_CASE("shifted welford: groups merged in any order give the two-pass statist
 TEST_CASE("shifted welford: groups' sums rebased to one shared shift and added (a block's warps) give the "
           "two-pass statistics, also for mean 1e4 / std 1e-2",
           "[host][operators]") {
-  // registers_kernel's two_pass_moments: each warp's exact two-pass around its own fp32 mean,
-  // then every group's (c, q) re-expressed relative to the first group's shift (rebase), the
+  // registers_kernel's two_pass_moments with warp shifts (16-bit rows): each warp's exact two-pass
+  // around its own fp32 mean, then every group's (c, q) re-expressed relative to the first group's shift (rebase), the
   // groups added by a butterfly over 2^k lanes (zeros past the last group), one from_two_pass.
   seeded_rng rng("shifted welford rebased sums");
   INFO(rng.describe());
@@ -571,8 +571,7 @@ namespace {
 // a whole thread's shift is its first value, an edge thread's its values' fp32 mean; each warp
 // rebases its lanes' sums to its first lane's rounded mean and adds them (a butterfly: here a sum
 // in lane order, which rounds alike up to reassociation); the block rebases its warps' sums to the
-// first warp's rounded mean. `outlier_first`: every thread's first value is replaced by a far
-// value (the worst case for a thread's shift).
+// first warp's rounded mean (two_pass_moments with thread shifts, fp32 rows).
 shifted_welford_value block_two_pass(const std::vector<float>& x, int warps, int pack) {
   const int threads = 32 * warps;
   std::vector<rowwise::shifted_two_pass> lane(static_cast<size_t>(threads), rowwise::shifted_two_pass{0, 0, 0, 0});

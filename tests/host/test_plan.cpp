@@ -97,8 +97,9 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
           return "wide config that launch.cuh does not compile for this op";
       }
       if (pl.config == dsp::few_rows_block_config) {
-        // Few rows only (few_rows_block_plan): compiled for 16-byte packs without a residual.
-        if (n * p.elem_bytes != 16 || p.row_inputs != 1) return "few-rows config that launch.cuh does not compile";
+        // Few rows only (few_rows_block_plan): compiled for the rows few_rows_block serves.
+        if (!dsp::few_rows_block_serves(n * p.elem_bytes, p.row_inputs))
+          return "few-rows config that launch.cuh does not compile";
         if (pl.cluster < 2) return "few-rows config without a spread cluster";
       }
       if (pl.cluster > 1 && pl.threads_per_row != pl.block) return "a split row must be a whole-block row";

@@ -34,8 +34,9 @@ template <class Op, class T, int N, bool Staged, int I>
 constexpr row_kernel_fn<Op, T> registers_instance() {
   constexpr registers_config c = registers_configs[I];
   // Wide configs are compiled only where the plan can choose them (wide_config_reachable), the
-  // few-rows one for 16-byte packs of ops without a residual (few_rows_block_plan).
-  if constexpr (I == few_rows_block_config && (N * sizeof(T) != 16 || Op::fuses_residual))
+  // few-rows one for the rows few_rows_block serves.
+  if constexpr (I == few_rows_block_config &&
+                !few_rows_block_serves(static_cast<int>(N * sizeof(T)), Op::fuses_residual ? 2 : 1))
     return nullptr;
   else if constexpr (c.values > 32 &&
                 (N * sizeof(T) != 16 || !wide_config_reachable(I, static_cast<int>(sizeof(T)), op_kind_v<Op>, Staged)))

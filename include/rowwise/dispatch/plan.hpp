@@ -401,8 +401,7 @@ constexpr plan few_rows_doubled_plan(const problem& p, const device_limits& dev,
 /// few_rows_doubled_plan holds: on 512 threads of 32 values at the spread cluster where
 /// policy.hpp's few_rows_block says so; an invalid plan otherwise.
 constexpr plan few_rows_block_plan(const problem& p, const device_limits& dev, int64_t packs, int spread) {
-  // Measured for rows of 16-byte packs without a residual only.
-  if (!few_rows_block || spread < 2 || p.pack_elems * p.elem_bytes != 16 || p.row_inputs != 1) return plan{};
+  if (!few_rows_block_serves(p.pack_elems * p.elem_bytes, p.row_inputs) || spread < 2) return plan{};
   const int cfg = few_rows_block_config;
   const int64_t segment = ceil_div(packs, spread);
   if (static_cast<int64_t>(registers_configs[cfg].g) * registers_k(cfg, p.pack_elems) < segment) return plan{};

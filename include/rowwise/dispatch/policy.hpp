@@ -488,6 +488,13 @@ inline constexpr few_rows_doubling_rule few_rows_doubling = {true, 4};
 /// the eighth row waits for a second wave (bench/NOTES.md s17 a, experiments 38).
 inline constexpr bool few_rows_block = true;
 
+/// The rows few_rows_block serves (as measured): packs of 16 bytes, one input row per row (no
+/// residual). One predicate for the plan (few_rows_block_plan), the instances launch.cuh compiles
+/// and the plan validator of the host tests.
+constexpr bool few_rows_block_serves(int pack_bytes, int row_inputs) {
+  return few_rows_block && pack_bytes == 16 && row_inputs == 1;
+}
+
 /// Largest cluster the plan uses (16 is non-portable but available on H100/H200).
 inline constexpr int max_cluster = 16;
 
