@@ -201,13 +201,9 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
     affine(v, col0, columns);
   }
 
-  // The registers kernel writes back in place: with warp shifts v holds the inputs (apply);
-  // with thread shifts v is centred (one fma per value).
-  template <int N, class Columns>
-  __device__ __forceinline__ void apply_in_place(float (&v)[N], int64_t col0, const state& s,
-                                                 Columns columns) const {
-    apply(v, col0, s, columns);
-  }
+  // The registers kernel writes back in place: with warp shifts v holds the inputs (row_op_base's
+  // apply_in_place: apply); with thread shifts v is centred (one fma per value).
+  using row_op_base<layer_norm_op<W>>::apply_in_place;
   template <int N, class Columns>
   __device__ __forceinline__ void apply_in_place(float (&v)[N], int64_t col0, const centred_state& s,
                                                  Columns columns) const {
