@@ -119,9 +119,8 @@ struct two_pass_moments {
         const shifted_two_pass m = part[w];
         mine = shifted_welford_reducer::rebase(m.n, m.s, m.c, m.q, first);
       }
-      const float n = warp_all_reduce<lanes>(mine.n, sum_reducer{});
-      const float_pair cq = warp_all_reduce<lanes>(float_pair{mine.c, mine.q}, pair_sum_reducer{});
-      cta = shifted_welford_reducer::from_two_pass(n, first, cq.b, cq.a);
+      const shifted_sums all = warp_all_reduce<lanes>(mine, shifted_sums_reducer{});
+      cta = shifted_welford_reducer::from_two_pass(all.n, first, all.q, all.c);
     } else {
       cta = shifted_welford_reducer::from_two_pass(warp.n, warp.s, warp.q, warp.c);
     }
