@@ -202,10 +202,6 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   const int first_head = row_head<N>(io.in);
   const int64_t seg_begin = rank * segment_packs;
   const int64_t seg_end = seg_begin + segment_packs;
-  // The set-up above reads no global memory, so it runs before the wait: in back-to-back calls it
-  // overlaps the previous grid's tail (bench/NOTES.md session 18 d).
-  wait_for_prior_grids();  // before any global memory access (grid_dependency.cuh)
-  allow_dependent_grids();
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
   // The loop bound depends only on the block (cluster), so whole warps and blocks iterate
   // together and every shuffle / barrier is reached by all threads; rows past the end are masked.
@@ -220,6 +216,16 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     const int head = row_head<N>(in_row);
 
     const thread_packs<K, G, N> tp(active, seg_begin + lane, seg_end, io.cols, head);
+    // The set-up above, and the first row step's place, read no global memory, so they run
+    // before the wait for the prior grid: in back-to-back calls they overlap that grid's tail
+    // (bench/NOTES.md session 18 d). The wait sits in the loop, not before it, so that no
+    // place is carried across steps as loop state (carried, it cost large shapes 5-18 points,
+    // session 18 e) and the body is not compiled twice (peeled, 16-bit layer_norm's spills grew
+    // from ~100 to ~450 bytes). A CTA without rows never waits: it touches no global memory.
+    if (it == 0) {
+      wait_for_prior_grids();  // before any global memory access (grid_dependency.cuh)
+      allow_dependent_grids();
+    }
     float v[K * N];
     slot_mask<K * N> ok;
     load_op_packs<Op, dispatch::row_load_policy, stores>(tp, in_row, res_row, v, ok);
