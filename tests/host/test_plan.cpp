@@ -287,9 +287,13 @@ TEST_CASE("plan_rows: weights are staged in shared memory only where every CTA i
   CHECK(clustered.cluster == 2);
   CHECK(clustered.persistent);
   CHECK(clustered.dynamic_smem > 0);
-  // A stage that would cost a CTA per SM is not taken: bf16 rows with fp32 weights, 128 threads at
-  // 64 registers hold 8 CTAs per SM, and 8 stages of 32 KiB do not fit 228 KiB.
-  CHECK(plan_for(dev, 1, 4096, 2, 8, 0, false, true, ln32).dynamic_smem == 0);
+  // A stage that would cost a CTA per SM is not taken: bf16 rows with fp32 weights, 256 threads at
+  // 64 registers hold 4 CTAs per SM, and 4 stages of 64 KiB do not fit 228 KiB. At 4096 columns the
+  // staged 128-thread instance's 128 registers (policy.hpp: two_weights_16bit_staged) leave 4 CTAs,
+  // whose 4 stages of 32 KiB fit.
+  CHECK(plan_for(dev, 1, 8192, 2, 8, 0, false, true, ln32).block == 256);
+  CHECK(plan_for(dev, 1, 8192, 2, 8, 0, false, true, ln32).dynamic_smem == 0);
+  CHECK(plan_for(dev, 1, 4096, 2, 8, 0, false, true, ln32).dynamic_smem == int64_t{2} * 4 * 8 * 4 * 128);
   // No weights, or weights narrower than a cp.async (bf16 with packs of 1): nothing staged.
   CHECK(plan_for(dev, 1, 4096, 2, 8, 0).dynamic_smem == 0);
   CHECK(plan_for(dev, 1, 4097, 2, 1, 0, false, true, ln16).dynamic_smem == 0);
@@ -812,7 +816,14 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   CHECK(dsp::ctas_by_registers(96, 128) == 5);
   CHECK(dsp::row_kernel_registers_for(false, true, 4, 128, 32, 128, false) == 80);
   CHECK(dsp::row_kernel_registers_for(false, true, 4, 256, 32, 256, true) == 80);
-  CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128, true) == 64);
+  // Staged 16-bit layer_norm rows of 32 values, one per CTA of at most 128 threads: 128 registers
+  // (no spills; 64-96 threads: 8 / 5 CTAs, 128 threads: 4); wider CTAs keep their budget (they also
+  // serve persistent cluster grids).
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128, true) == 128);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 64, 32, 64, true) == 128);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 160, 32, 160, true) == 64);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 256, 32, 256, true) == 64);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128, false) == 64);
 }
 
 TEST_CASE("prefetch_next_row: only kernels with at most 64 KiB of row loads in flight per SM and rows of 1.5 KiB",

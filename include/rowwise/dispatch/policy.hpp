@@ -150,8 +150,18 @@ struct register_budget {
   int wide_16bit_48;       // rows of 33-48 values per thread (wide configs of 5-6 packs)
   int two_weights_fp32_128;  // layer_norm fp32, 32 values, one row (segment) per CTA of
                              // two_weights_cluster_block threads
+  int two_weights_16bit_staged;  // layer_norm 16-bit, 32 values, one row per CTA of at most
+                                 // two_weights_16bit_staged_max_block threads, column stage
 };
-inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80, 96};
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80, 96, 128};
+/// 16-bit layer_norm rows of 32 values, one per CTA of at most this many threads, in the instance
+/// with a column stage — launched only where every CTA is resident at once (plan.hpp:
+/// column_stage_pays), so mostly calls of few rows — get register_budget::two_weights_16bit_staged
+/// instead of with_params_16bit: at 64 registers the 128-thread row (4096 columns) spilled ~100
+/// bytes (ptxas -v), which its one-row calls pay in their dependent chain (bench/NOTES.md 25c:
+/// 128 registers, 2.32 -> 2.15 us at bf16 1 x 4096). Not above 128 threads: the same instance
+/// serves persistent cluster grids, where 256-320-thread CTAs would drop from 3-4 per SM to 1-2.
+inline constexpr int two_weights_16bit_staged_max_block = 128;
 inline constexpr int wide_one_row_min_threads = 64;
 inline constexpr int wide_one_row_max_threads = 128;
 /// The budget of a kind of op holding `values` values per thread, in CTAs of `block` threads of
@@ -162,6 +172,9 @@ constexpr int max_registers(bool fuses_residual, bool with_params, int elem_byte
   if (staged_two_weights && elem_bytes >= 4 && values == 32 && block == two_weights_cluster_block &&
       threads_per_row == block)
     return row_kernel_registers.two_weights_fp32_128;
+  if (staged_two_weights && elem_bytes < 4 && values == 32 && block <= two_weights_16bit_staged_max_block &&
+      threads_per_row == block)
+    return row_kernel_registers.two_weights_16bit_staged;
   if (values > 48)  // 8 packs (64 values) measured one row per CTA; 7 packs (56) were not
     return values == 64 && threads_per_row == block && block >= wide_one_row_min_threads &&
                    block <= wide_one_row_max_threads
