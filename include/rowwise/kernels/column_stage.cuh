@@ -24,6 +24,7 @@
 #include "rowwise/kernels/column_stage_size.hpp"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/primitives/async_copy.cuh"
+#include "rowwise/primitives/l2_prefetch.cuh"
 
 namespace rowwise {
 namespace kernels {
@@ -55,6 +56,23 @@ __host__ __device__ __forceinline__ int present_column_params(const Op& op) {
   if constexpr (op_column_params<Op>::count > 0)
     for (int i = 0; i < op_column_params<Op>::count; ++i) n += op.column_param(i) != nullptr ? 1 : 0;
   return n;
+}
+
+/// Columns [c0, c1) of every per-column parameter vector `op` has into L2 (one bulk prefetch
+/// each; a hint: primitives/l2_prefetch.cuh). Why: a write-back reads its pack's weights only
+/// after the previous pack is stored (a load may not pass a store that might alias it), so a
+/// CTA whose weights are not in L2 waits one DRAM round trip per pack, and in a launch's first
+/// wave every CTA does, all at once, while DRAM idles. One thread of the first CTA (cluster)
+/// issues this as the kernel starts, so the first wave finds them in L2.
+template <class Op>
+__device__ __forceinline__ void prefetch_column_params(const Op& op, int64_t c0, int64_t c1) {
+  if constexpr (op_column_params<Op>::count > 0) {
+#pragma unroll
+    for (int i = 0; i < op_column_params<Op>::count; ++i) {
+      const auto* w = op.column_param(i);
+      if (w != nullptr && c1 > c0) prefetch_l2_bulk(w + c0, w + c1);
+    }
+  }
 }
 
 /// The stage for a kernel whose threads hold K packs of N elements, Block threads per CTA.

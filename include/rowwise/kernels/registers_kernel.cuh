@@ -167,6 +167,16 @@ __device__ __forceinline__ unsigned sm_id_count() {
   return n;
 }
 
+/// The columns of packs [p0, p1) of a row whose head (row_io.cuh) is `head`: [first, end).
+template <int N>
+__device__ __forceinline__ int64_t segment_first_col(int64_t p0, int head) {
+  return p0 * N - head > 0 ? p0 * N - head : 0;
+}
+template <int N>
+__device__ __forceinline__ int64_t segment_end_col(int64_t p1, int head, int64_t cols) {
+  return p1 * N - head < cols ? p1 * N - head : cols;
+}
+
 /// segment_packs: packs of a row per CTA when rows are split over a cluster (<= K * G); the
 /// CTA of rank r takes packs [r * segment_packs, (r + 1) * segment_packs). Without a cluster
 /// it is K * G (the whole row fits one CTA).
@@ -202,6 +212,17 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   const int first_head = row_head<N>(io.in);
   const int64_t seg_begin = rank * segment_packs;
   const int64_t seg_end = seg_begin + segment_packs;
+  // Unstaged instances (grids of more than one wave) read their weights from global memory at
+  // each write-back: the first CTA (cluster) puts its columns' weights into L2 for the first wave
+  // (column_stage.cuh: prefetch_column_params). Its thread 0 waits for the prior grid here, ahead
+  // of the others; outside the row loop, so that the loop compiles as without it.
+  if constexpr (!Staged && op_column_params<Op>::count > 0) {
+    if (threadIdx.x == 0 && blockIdx.x < static_cast<unsigned>(csize)) {
+      wait_for_prior_grids();
+      prefetch_column_params(op, segment_first_col<N>(seg_begin, first_head),
+                             segment_end_col<N>(seg_end, first_head, io.cols));
+    }
+  }
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
   // The loop bound depends only on the block (cluster), so whole warps and blocks iterate
   // together and every shuffle / barrier is reached by all threads; rows past the end are masked.
@@ -239,8 +260,8 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
                                             registers_kernel_ctas<Op, T, G, Block, K * N, Staged> * rows_per_step;
       if (lane == 0 && row + ahead < io.rows) {
         const int64_t next = row + ahead;
-        const int64_t c0 = seg_begin * N - head > 0 ? seg_begin * N - head : 0;
-        const int64_t c1 = seg_end * N - head < io.cols ? seg_end * N - head : io.cols;
+        const int64_t c0 = segment_first_col<N>(seg_begin, head);
+        const int64_t c1 = segment_end_col<N>(seg_end, head, io.cols);
         if (c1 > c0) {
           const T* in_next = io.in + next * io.in_stride;
           prefetch_l2_bulk(in_next + c0, in_next + c1);
