@@ -105,9 +105,14 @@ struct shifted_welford_reducer {
   }
 };
 
-/// Population variance (divisor n); 0 for an empty set.
+/// Population variance (divisor n); 0 for an empty set. On the device by __fdividef, as
+/// welford_variance.
 __host__ __device__ inline float shifted_welford_variance(shifted_welford_value v) {
+#if defined(__CUDA_ARCH__)
+  return v.n > 0.0f ? __fdividef(v.m2, v.n) : 0.0f;
+#else
   return v.n > 0.0f ? v.m2 / v.n : 0.0f;
+#endif
 }
 
 }  // namespace rowwise

@@ -36,8 +36,15 @@ struct welford_reducer {
 };
 
 /// Variance (population, divisor n) of a summary; 0 for an empty set.
+/// On the device by __fdividef (two instructions, 2 ulp): it follows the row's reduction in every
+/// call, where the IEEE division's sequence and its slow-path call are latency (bench/NOTES.md
+/// session 21).
 __host__ __device__ inline float welford_variance(welford_value v) {
+#if defined(__CUDA_ARCH__)
+  return v.n > 0.0f ? __fdividef(v.m2, v.n) : 0.0f;
+#else
   return v.n > 0.0f ? v.m2 / v.n : 0.0f;
+#endif
 }
 
 }  // namespace rowwise

@@ -77,7 +77,7 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
       sum += v[i];  // padding is 0
     }
     if (n == 0.0f) return reducer::identity();
-    const float mean = sum / n;
+    const float mean = __fdividef(sum, n);  // no IEEE division in the row's chain (welford.cuh)
     float m2 = 0.0f;
 #pragma unroll
     for (int i = 0; i < M; ++i) {

@@ -49,7 +49,9 @@ struct rms_norm_op : row_op_base<rms_norm_op<W, FusedResidual>> {
   }
 
   __device__ __forceinline__ state finalize(value sum_sq) const {
-    return {rsqrtf(sum_sq / static_cast<float>(cols) + eps)};
+    // __fdividef: the mean square follows the row's reduction in every call, where the IEEE
+    // division's sequence and slow-path call are latency (bench/NOTES.md session 21).
+    return {rsqrtf(__fdividef(sum_sq, static_cast<float>(cols)) + eps)};
   }
 
   template <int N, class Columns = checked_columns>

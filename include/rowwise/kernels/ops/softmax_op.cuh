@@ -146,7 +146,7 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
       return {t.m, __logf(t.d)};
     } else {
       const log2e_multiple s = times_log2e(t.m);
-      return {s.hi, exp2_approx(-s.lo) / t.d};
+      return {s.hi, __fdividef(exp2_approx(-s.lo), t.d)};  // d in [1, cols]: 2 ulp, no slow path
     }
   }
 
@@ -176,8 +176,11 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
       // All -inf row, or a thread whose slots are all -inf/padding (its e are all 0; the
       // factor must not become inf * 0 when m is far below 0): zeros.
       if (t.m == neg_inf() || mine.m == neg_inf()) return {0.0f, 0.0f};
-      // The thread's shift was mine.m (finite here): the same hi/lo as in exponentials().
-      return {0.0f, expf(mine.m - t.m) * exp2_approx(-times_log2e(mine.m).lo) / t.d};
+      // The thread's shift was mine.m (finite here): the same hi/lo as in exponentials(), so the
+      // factor is 2^((mine.m - t.m) log2e - lo) / d: one FFMA, one MUFU.EX2 and __fdividef (d in
+      // [1, cols]). expf's sequence and the IEEE division (a call to its slow path) sat in every
+      // row's chain after its reduction (bench/NOTES.md session 21).
+      return {0.0f, __fdividef(exp2_approx(fmaf(mine.m - t.m, log2e, -times_log2e(mine.m).lo)), t.d)};
     }
   }
 
