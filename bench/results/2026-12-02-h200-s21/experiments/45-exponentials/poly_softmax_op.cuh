@@ -1,0 +1,186 @@
+// Session 21 probe: softmax_op with every K-th exponential by a polynomial on the FMA pipe.
+#pragma once
+#include <rowwise/rowwise.cuh>
+namespace rowwise { namespace kernels {
+/// 2^x for x <= ~0 on the FMA pipe: x = j + f, j = round(x), f in [-0.5, 0.5]; 2^f by a degree-5
+/// polynomial (relative error 2.1e-7, fp32 Horner), times 2^j built from j's bits. Below -127
+/// (and -inf) gives 0; NaN stays NaN (max.NaN and the final multiply).
+__device__ __forceinline__ float exp2_poly(float x) {
+  float c;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(c) : "f"(x), "f"(-127.0f));
+  const float magic = 12582912.0f;  // 1.5 * 2^23: t's low bits hold round(c)
+  const float t = __fadd_rn(c, magic);
+  const float r = __fadd_rn(t, -magic);
+  const float f = __fadd_rn(c, -r);
+  float p = 1.327647129073739e-3f;
+  p = fmaf(p, f, 9.675540961325169e-3f);
+  p = fmaf(p, f, 5.550713092088699e-2f);
+  p = fmaf(p, f, 2.4022120237350464e-1f);
+  p = fmaf(p, f, 6.931469440460205e-1f);
+  p = fmaf(p, f, 1.0000001192092896f);
+  // 2^j: (j + 127) << 23 = t_bits << 23 + 127 << 23 (t_bits = 0x4B400000 + j; its high bits shift out)
+  const float s = __int_as_float((__float_as_int(t) << 23) + 0x3F800000);
+  return p * s;
+}
+template <int K>
+__device__ __forceinline__ float exp2_mixed(int i, float x) {
+  if constexpr (K > 0) {
+    if (i % K == K - 1) return exp2_poly(x);
+  }
+  return exp2_approx(x);
+}
+template <bool Log, int K>
+struct poly_softmax_op : row_op_base<poly_softmax_op<Log, K>> {
+  using reducer = online_softmax_reducer;
+  using value = online_softmax_value;
+  static constexpr bool column_params = false;  // per-column weights read in apply
+  static constexpr bool fuses_residual = false;
+  static constexpr float pad = -cuda::std::numeric_limits<float>::infinity();  // exp(pad - m) = 0
+  // Many rows too long for registers stage 64 KiB segments (dispatch/policy.hpp: measured).
+  static constexpr bool staged_long_rows = true;
+
+  struct state {
+    float shift;   // log_softmax: m, subtracted from x (0 for an all -inf row);
+                   // softmax: hi of m * log2e (y = 2^(fma(x, log2e, -shift)) * scale)
+    float scale;   // log_softmax: log(d); softmax: 2^-lo / d, or in place exp(m_thread - m)
+                   // * 2^-lo_thread / d; 0 for an all -inf row; NaN for a NaN row
+  };
+
+  __device__ static float neg_inf() { return -cuda::std::numeric_limits<float>::infinity(); }
+
+  /// Folds values into four independent max chains (a single running max is M dependent
+  /// instructions of latency).
+  template <int M, class F>
+  __device__ __forceinline__ static void fold_max(const F (&v)[M], float (&c)[4]) {
+#pragma unroll
+    for (int i = 0; i < M; ++i) c[i % 4] = fmaxf(c[i % 4], v[i]);
+  }
+
+  /// The shift for a thread whose values' max is m: m, or 0 when all are -inf (or padding), so
+  /// exp(-inf - -inf) never makes a NaN.
+  __device__ __forceinline__ static float shift_for(float m) { return m == neg_inf() ? 0.0f : m; }
+
+  /// Adds e_i = 2^(fma(v[i], log2e, -hi)) into four sums; with Keep, e_i replaces v[i] (F =
+  /// float; else const float).
+  template <bool Keep, int M, class F>
+  __device__ __forceinline__ static void fold_exp(F (&v)[M], float hi, float (&d)[4]) {
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      const float e = exp2_mixed<K>(i, fmaf(v[i], log2e, -hi));
+      if constexpr (Keep) v[i] = e;
+      d[i % 4] += e;
+    }
+  }
+
+  static __device__ __forceinline__ float sum_of(const float (&d)[4]) { return (d[0] + d[1]) + (d[2] + d[3]); }
+
+  /// The thread's (m, d) of values held at once: d = 2^-lo * sum e_i, hi and lo the shift's
+  /// multiple of log2e; with Keep, e_i replaces v[i].
+  template <bool Keep, int M, class F>
+  __device__ __forceinline__ static value exponentials(F (&v)[M]) {
+    float c[4] = {neg_inf(), neg_inf(), neg_inf(), neg_inf()};
+    fold_max(v, c);
+    const float m = fmaxf(fmaxf(c[0], c[1]), fmaxf(c[2], c[3]));
+    const log2e_multiple s = times_log2e(shift_for(m));
+    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    fold_exp<Keep>(v, s.hi, d);
+    return {m, sum_of(d) * exp2_approx(-s.lo)};
+  }
+
+  // Staged rows (row_op.cuh: sweeps): the thread's max over all its packs of the segment, taken
+  // on the packs as stored (pack_max: no conversion), then their exponentials with that one
+  // shift — one (m, d) per row, not a merge per step (each merge costs two exponentials and a
+  // max, and each step its own max and 2^-lo).
+  static constexpr bool sweeps = true;
+  template <class T, int N>
+  struct sweep {
+    pack_max<T, N> max;
+    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    float m = 0.0f;
+    log2e_multiple s = {0.0f, 0.0f};
+  };
+  template <class T, int N>
+  __device__ __forceinline__ void sweep_first(const aligned_array<T, N>& x, sweep<T, N>& w) const {
+    w.max.add(x);
+  }
+  template <class T, int N>
+  __device__ __forceinline__ void sweep_turn(sweep<T, N>& w) const {
+    w.m = w.max.value();
+    w.s = times_log2e(shift_for(w.m));
+  }
+  template <int M, class T, int N>
+  __device__ __forceinline__ void sweep_second(const float (&v)[M], sweep<T, N>& w) const {
+    fold_exp<false>(v, w.s.hi, w.d);
+  }
+  template <class T, int N>
+  __device__ __forceinline__ value sweep_value(const sweep<T, N>& w) const {
+    return {w.m, sum_of(w.d) * exp2_approx(-w.s.lo)};
+  }
+
+  template <int M>
+  __device__ __forceinline__ value partial(const float (&v)[M], slot_mask<M>) const {
+    return exponentials<false>(v);
+  }
+
+  __device__ __forceinline__ state finalize(value t) const {
+    if (t.d != t.d) return {0.0f, t.d};         // NaN row: NaN everywhere
+    if (t.m == neg_inf()) return {0.0f, 0.0f};  // all -inf: zeros, or -inf for log
+    if constexpr (Log) {
+      // __logf (MUFU.LG2 and a multiply), not logf's polynomial: log(d) is in the row's dependent
+      // chain after its reduction. Its error (absolute 2^-21.4 for d in [0.5, 2], 3 ulps beyond;
+      // d >= 1 up to rounding, the max element's term being 1) is within the log_softmax atol /
+      // rtol of tests/support/tolerance.hpp, which were set for it.
+      return {t.m, __logf(t.d)};
+    } else {
+      const log2e_multiple s = times_log2e(t.m);
+      return {s.hi, exp2_approx(-s.lo) / t.d};
+    }
+  }
+
+  template <int N, class Columns = checked_columns>
+  __device__ __forceinline__ void apply(float (&v)[N], int64_t, const state& s, Columns = {}) const {
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      v[j] = Log ? (v[j] - s.shift) - s.scale : exp2_mixed<(K < N ? K : N)>(j, fmaf(v[j], log2e, -s.shift)) * s.scale;
+  }
+
+  // Register strategies, softmax only: keep e_i = 2^(fma(x, log2e, -hi_thread)) in place of x,
+  // so the write back is one multiply by exp(m_thread - m) * 2^-lo_thread / d: one exponential
+  // per element, not two. log_softmax needs x itself, so it keeps the raw defaults.
+  template <int M>
+  __device__ __forceinline__ value partial_in_place(float (&v)[M], slot_mask<M> ok) const {
+    if constexpr (Log)
+      return partial(v, ok);
+    else
+      return exponentials<true>(v);
+  }
+
+  __device__ __forceinline__ state finalize_in_place(value t, value mine) const {
+    if constexpr (Log) {
+      return finalize(t);
+    } else {
+      if (t.d != t.d) return {0.0f, t.d};  // NaN row: NaN everywhere
+      // All -inf row, or a thread whose slots are all -inf/padding (its e are all 0; the
+      // factor must not become inf * 0 when m is far below 0): zeros.
+      if (t.m == neg_inf() || mine.m == neg_inf()) return {0.0f, 0.0f};
+      // The thread's shift was mine.m (finite here): the same hi/lo as in exponentials().
+      if constexpr (K >= 0)
+        return {0.0f, exp2_approx(fmaf(mine.m - t.m, log2e, -times_log2e(mine.m).lo)) * __frcp_rn(t.d)};
+      else
+        return {0.0f, expf(mine.m - t.m) * exp2_approx(-times_log2e(mine.m).lo) / t.d};
+    }
+  }
+
+  template <int N, class Columns>
+  __device__ __forceinline__ void apply_in_place(float (&v)[N], int64_t c, const state& s, Columns) const {
+    if constexpr (Log) {
+      apply(v, c, s);
+    } else {
+#pragma unroll
+      for (int j = 0; j < N; ++j) v[j] *= s.scale;
+    }
+  }
+};
+
+}  // namespace kernels
+}  // namespace rowwise
