@@ -255,16 +255,17 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   // Row k is this CTA's row first_row + k * clusters, in stage k % Stages. Step k overlaps pass 1
   // of row k + 1 with the cluster exchange of row k, then finishes row k; rows k + 2 ...
   // k + Stages - 1 are loading meanwhile.
-  const int64_t my_rows = first_row < io.rows ? (io.rows - 1 - first_row) / clusters + 1 : 0;
-  if (my_rows > 0) {
+  // The loop compares row numbers instead of counting this CTA's rows: that count is a 64-bit
+  // division, which compiles to a CALL of its slow path (bench/NOTES.md session 22).
+  if (first_row < io.rows) {
     async_copy::wait<Stages - 2>();  // row 0 (of the Stages - 1 rows in flight) has landed
     value current = pass1(0, first_row, 0);
-    for (int64_t k = 0; k < my_rows; ++k) {
-      const int64_t row = first_row + k * clusters;
+    int64_t row = first_row;
+    for (int64_t k = 0; row < io.rows; ++k, row += clusters) {
       // The stage of row k - 1 was read out by this thread last step: refill it.
       copy_row(static_cast<int>((k + Stages - 1) % Stages), row + (Stages - 1) * clusters);
       value next = current;
-      if (k + 1 < my_rows) {
+      if (row + clusters < io.rows) {
         async_copy::wait<Stages - 2>();  // row k + 1 has landed
         next = pass1(static_cast<int>((k + 1) % Stages), row + clusters, k + 1);
       }

@@ -60,7 +60,9 @@ struct shifted_welford_reducer {
   __host__ __device__ static value_type from_two_pass(float n, float s, float q, float c) {
     if (n == 0.0f) return identity();
 #if defined(__CUDA_ARCH__)
-    const float d = c * __frcp_rn(n);  // a correction term: the IEEE division's slow path is not needed
+    // A correction term, n in [1, 2^31]: __fdividef's 2 ulp suffice. (__frcp_rn is no cheaper
+    // than the division: its denormal slow path is a CALL too, bench/NOTES.md session 22.)
+    const float d = __fdividef(c, n);
 #else
     const float d = c / n;
 #endif
