@@ -101,6 +101,11 @@ struct two_pass_moments {
 
   /// The row's moments from each warp's (group's) sums around its shift. RoundedFirst: the
   /// shared shift is the first warp's rounded mean (its shift is one lane's mean), else its shift.
+  /// RoundedFirst is the thread-shift form (fp32 rows), the other the warp-shift form (16-bit
+  /// rows), which keeps the IEEE reciprocal in from_two_pass: with __fdividef instead (no
+  /// slow-path CALL) ptxas spilled more in 14 of the 16-bit layer_norm instances at their
+  /// 64-96-register caps, and bf16 1024 / 12288 columns lost 5.5 / 1.6 points of the copy floor
+  /// (H200, bench/NOTES.md session 22); the fp32 form gained 0.05-0.08 us per small call.
   template <bool RoundedFirst>
   __device__ __forceinline__ static shifted_welford_value combine(const shifted_two_pass& warp, storage& s,
                                                                   int64_t step) {
@@ -120,9 +125,9 @@ struct two_pass_moments {
         mine = shifted_welford_reducer::rebase(m.n, m.s, m.c, m.q, first);
       }
       const shifted_sums all = warp_all_reduce<lanes>(mine, shifted_sums_reducer{});
-      cta = shifted_welford_reducer::from_two_pass(all.n, first, all.q, all.c);
+      cta = shifted_welford_reducer::from_two_pass<!RoundedFirst>(all.n, first, all.q, all.c);
     } else {
-      cta = shifted_welford_reducer::from_two_pass(warp.n, warp.s, warp.q, warp.c);
+      cta = shifted_welford_reducer::from_two_pass<!RoundedFirst>(warp.n, warp.s, warp.q, warp.c);
     }
     return rows::reduce_cta_values(cta, s.cluster, step);  // over the cluster, if any
   }

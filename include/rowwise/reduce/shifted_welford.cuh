@@ -57,12 +57,15 @@ struct shifted_welford_reducer {
   /// From an exact two-pass over n values: their sum of (x - s) is c and of (x - s)^2 is q.
   /// The offset is c / n, and M2 = q - c^2 / n (the corrected two-pass formula: c is the
   /// rounding error of s as the mean, so the subtraction removes only a tiny term).
+  /// On the device the offset, a correction term with n in [1, 2^31], is c * __frcp_rn(n) when
+  /// RcpRn, else __fdividef(c, n) (2 ulp). The IEEE reciprocal's denormal slow path is a CALL
+  /// with the caller's live registers kept around it; which form a kernel compiles best is
+  /// measured per caller (registers_kernel.cuh: two_pass_moments, bench/NOTES.md session 22).
+  template <bool RcpRn = false>
   __host__ __device__ static value_type from_two_pass(float n, float s, float q, float c) {
     if (n == 0.0f) return identity();
 #if defined(__CUDA_ARCH__)
-    // A correction term, n in [1, 2^31]: __fdividef's 2 ulp suffice. (__frcp_rn is no cheaper
-    // than the division: its denormal slow path is a CALL too, bench/NOTES.md session 22.)
-    const float d = __fdividef(c, n);
+    const float d = RcpRn ? c * __frcp_rn(n) : __fdividef(c, n);
 #else
     const float d = c / n;
 #endif
