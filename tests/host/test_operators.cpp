@@ -571,7 +571,7 @@ namespace {
 // a whole thread's shift is its first value, an edge thread's its values' fp32 mean; each warp
 // rebases its lanes' sums to its first lane's rounded mean and adds them (a butterfly: here a sum
 // in lane order, which rounds alike up to reassociation); the block rebases its warps' sums to the
-// first warp's rounded mean (two_pass_moments with thread shifts, fp32 rows).
+// first warp's rounded mean (two_pass_moments with thread shifts).
 shifted_welford_value block_two_pass(const std::vector<float>& x, int warps, int pack) {
   const int threads = 32 * warps;
   std::vector<rowwise::shifted_two_pass> lane(static_cast<size_t>(threads), rowwise::shifted_two_pass{0, 0, 0, 0});

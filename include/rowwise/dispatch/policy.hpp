@@ -253,10 +253,18 @@ constexpr bool row_kernel_prefetches(bool fuses_residual, bool with_params, int 
 /// write-back. Measured on the H200 (bench/NOTES.md session 18): fp32 layer_norm 1 / 16 x 4096
 /// 2.16 / 2.22 -> 2.11 / 2.17 us, 64 x 32000 7.56 -> 7.40, without weights 1 x 4096 1.85 -> 1.68,
 /// 16384 / 65536 columns +1 point of the copy floor, the rest within noise (8 x 152064 +0.2 us).
-/// 16-bit rows lost: centred values cannot be re-converted from the packed loads, and at the
-/// 64-register budget the kernels spill more (bf16 2048 / 12288 94 / 88 -> 82 / 72 %); uncentred
-/// thread shifts were mixed (1 x 8192 -0.13 us, 1024 columns 95 -> 91 %). So fp32 only.
-constexpr bool two_pass_thread_shifts(int elem_bytes) { return elem_bytes == 4; }
+/// 16-bit rows lost at the 64-96-register budgets: centred values cannot be re-converted from the
+/// packed loads, and the kernels spill more (bf16 2048 / 12288 94 / 88 -> 82 / 72 %; uncentred
+/// thread shifts were mixed: 1 x 8192 -0.13 us, 1024 columns 95 -> 91 %). At 128 registers with a
+/// column stage (the weights in shared memory: 128-thread rows of 32 values, the 64-value cluster
+/// segments) they fit with no spill and gain (NOTES session 23, same-program A/B): bf16 / fp16
+/// 65536 columns 81.5 / 84.8 -> 85.9 / 87.0 %, bf16 32768 +0.8, graph shapes 1 / 16 / 128 x 4096
+/// 0.06-0.13 us per call (bf16 128 x 4096 2.14 -> 2.01). The unstaged 128-register instances
+/// (64 values per thread, one CTA per row: 4096-16384 columns) lost there, bf16 by 2-3 points (8
+/// bytes spilled, ptxas -v; fp16 unchanged), so they keep warp shifts.
+constexpr bool two_pass_thread_shifts(int elem_bytes, int regs, bool staged) {
+  return elem_bytes == 4 || (staged && regs >= 128);
+}
 
 /// Threads one SM holds (every GPU since sm_75 but sm_86/89's 1536, where this only makes the
 /// column stage's occupancy test below conservative).

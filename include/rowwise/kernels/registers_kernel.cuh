@@ -35,7 +35,8 @@ template <class Op>
 struct op_two_pass<Op, std::enable_if_t<Op::two_pass>> : std::true_type {};
 
 /// Two-pass moments of a row held by G threads (of one CTA or of a cluster of CTAs), in two forms
-/// (dispatch/policy.hpp: two_pass_thread_shifts says which, by element size):
+/// (dispatch/policy.hpp: two_pass_thread_shifts says which, by element size, register budget and
+/// column stage):
 ///  * warp shifts (`reduce`): each warp (group) takes the exact two-pass over its values with
 ///    shuffles only (its sum and count give its shift s_w, then the sums c_w of x - s_w and q_w
 ///    of (x - s_w)^2 over its values);
@@ -101,8 +102,9 @@ struct two_pass_moments {
 
   /// The row's moments from each warp's (group's) sums around its shift. RoundedFirst: the
   /// shared shift is the first warp's rounded mean (its shift is one lane's mean), else its shift.
-  /// RoundedFirst is the thread-shift form (fp32 rows), the other the warp-shift form (16-bit
-  /// rows), which keeps the IEEE reciprocal in from_two_pass: with __fdividef instead (no
+  /// RoundedFirst is the thread-shift form (fp32 rows; 16-bit rows of the 128-register staged
+  /// instances), the other the warp-shift form (the other 16-bit rows), which keeps the IEEE
+  /// reciprocal in from_two_pass: with __fdividef instead (no
   /// slow-path CALL) ptxas spilled more in 14 of the 16-bit layer_norm instances at their
   /// 64-96-register caps, and bf16 1024 / 12288 columns lost 5.5 / 1.6 points of the copy floor
   /// (H200, bench/NOTES.md session 22); the fp32 form gained 0.05-0.08 us per small call.
@@ -162,8 +164,9 @@ inline constexpr bool registers_kernel_prefetches =
                                     G, Staged && op_has_two_weights<Op>);
 
 /// Which form of two_pass_moments a row of T takes (dispatch/policy.hpp: two_pass_thread_shifts).
-template <class T>
-inline constexpr bool two_pass_thread_shifts_v = dispatch::two_pass_thread_shifts(static_cast<int>(sizeof(T)));
+template <class T, int Regs, bool Staged>
+inline constexpr bool two_pass_thread_shifts_v =
+    dispatch::two_pass_thread_shifts(static_cast<int>(sizeof(T)), Regs, Staged);
 
 /// SMs of this GPU (%nsmid: one more than the largest SM id; a hint's distance only).
 __device__ __forceinline__ unsigned sm_id_count() {
@@ -294,7 +297,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
       if constexpr (!op_two_pass<Op>::value) {
         const value mine = op.partial_in_place(v, ok);
         return op.finalize_in_place(row_reduce::reduce(mine, smem, it), mine);
-      } else if constexpr (two_pass_thread_shifts_v<T>) {
+      } else if constexpr (two_pass_thread_shifts_v<T, registers_kernel_budget<Op, T, G, Block, K * N, Staged>, Staged>) {
         shifted_two_pass mine;
         const shifted_welford_value row_moments = moments::reduce_centred(op, v, ok, smem_moments, it, mine);
         return op.finalize_centred(row_moments, mine);

@@ -3,9 +3,10 @@
 // Two ways to the row's mean and variance, both exact to fp32 rounding for rows whose mean is
 // far larger than their spread (mean 1e4, std 1e-2):
 //  * the exact two-pass in registers (registers_kernel: rows held by one CTA or a cluster), in
-//    one of two forms (dispatch/policy.hpp: two_pass_thread_shifts): thread shifts (fp32 rows:
-//    thread_centre, each thread's two-pass around its first value, the values left centred, and
-//    the warps' sums rebased to one shift; centred_state) or warp shifts (16-bit rows, below):
+//    one of two forms (dispatch/policy.hpp: two_pass_thread_shifts): thread shifts (fp32 rows and
+//    16-bit ones of the 128-register staged kernels: thread_centre, each thread's two-pass around
+//    its first value, the values left centred, and the warps' sums rebased to one shift;
+//    centred_state) or warp shifts (the other 16-bit rows, below):
 //    each warp all-reduces its sum and count, giving a shift s = its mean; then the sums of
 //    (x - s)^2 and (x - s) over its values together; a block adds its warps' sums relative to
 //    its first warp's shift after one barrier, and CTAs of a cluster merge the resulting shifted

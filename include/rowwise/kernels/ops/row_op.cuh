@@ -34,7 +34,8 @@
 //   finalize_moments(shifted_welford_value) -> state
 //
 // The strategy forms the shift (a warp's mean) and merges the warps' shifted Welford summaries
-// (reduce/shifted_welford.cuh). Where dispatch::two_pass_thread_shifts holds (fp32 rows), each
+// (reduce/shifted_welford.cuh). Where dispatch::two_pass_thread_shifts holds (fp32 rows; 16-bit
+// rows of the 128-register kernels with a column stage), each
 // thread's own two-pass instead, its values left centred on its shift:
 //
 //   thread_centre(v, ok) -> shifted_two_pass   {n, s, sum (x - s), sum (x - s)^2} over ok; v -= s
