@@ -287,6 +287,19 @@ TEST_CASE("plan_rows: weights are staged in shared memory only where every CTA i
   CHECK(clustered.cluster == 2);
   CHECK(clustered.persistent);
   CHECK(clustered.dynamic_smem > 0);
+  // ... but not the 32-value segments of many 16-bit layer_norm rows over clusters (policy.hpp:
+  // clustered_rows_stage_weights); fp32 ones keep theirs.
+  for (int64_t cols : {13312, 15360, 18432}) {
+    const dsp::plan split = plan_for(dev, 100000, cols, 2, 8, 0, false, true, ln16);
+    INFO("bf16 layer_norm 100000 x " << cols);
+    CHECK(split.kind == dsp::strategy::registers);
+    CHECK(split.cluster == 2);
+    CHECK(split.packs_per_thread * 8 == 32);
+    CHECK(split.dynamic_smem == 0);
+  }
+  const dsp::plan split32 = plan_for(dev, 100000, 16384, 4, 4, 0, false, true, ln32);
+  CHECK(split32.cluster > 1);
+  CHECK(split32.dynamic_smem > 0);
   // A stage that would cost a CTA per SM is not taken: bf16 rows with fp32 weights, 256 threads at
   // 64 registers hold 4 CTAs per SM, and 4 stages of 64 KiB do not fit 228 KiB. At 4096 columns the
   // staged 128-thread instance's 128 registers (policy.hpp: two_weights_16bit_staged) leave 4 CTAs,

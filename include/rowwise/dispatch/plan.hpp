@@ -246,6 +246,15 @@ constexpr unsigned op_kind_of(const problem& p) {
   return op_kind_for(p.column_params, p.staged_op, p.row_inputs);
 }
 
+/// A registers plan of many rows over clusters of `c` CTAs for clustered_rows_plan: its column stage
+/// only where policy.hpp's clustered_rows_stage_weights says so.
+constexpr plan clustered_registers_plan(const problem& p, const device_limits& dev, int config, int c,
+                                        int64_t segment) {
+  plan pl = make_registers_plan(p, dev, config, c, segment);
+  if (!clustered_rows_stage_weights(p.elem_bytes, has_two_weights(p))) pl.dynamic_smem = 0;
+  return pl;
+}
+
 /// Many rows over the smallest cluster that fits them, held in registers or staged (policy.hpp:
 /// clustered_rows_rules); an invalid plan when no rule applies. one_cta_block: the threads of the
 /// one-CTA registers config that would hold the row, 0 when none does.
@@ -269,7 +278,7 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
       const int64_t segment = ceil_div(packs, c);
       const int cfg = first_registers_config(segment, p.pack_elems, 64);
       if (cfg >= 0 && registers_configs[cfg].block <= rule.max_block)
-        return make_registers_plan(p, dev, cfg, c, segment);
+        return clustered_registers_plan(p, dev, cfg, c, segment);
     }
   }
   return plan{};

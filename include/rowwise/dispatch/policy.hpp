@@ -266,6 +266,15 @@ constexpr bool two_pass_thread_shifts(int elem_bytes, int regs, bool staged) {
   return elem_bytes == 4 || (staged && regs >= 128);
 }
 
+/// Many 16-bit rows of an op with two weight vectors (layer_norm) that clustered_rows_rules split
+/// over a cluster (32-value segments) read their weights from global memory at the write-back
+/// instead of a column stage, although their grid is persistent. Measured on the H200
+/// (bench/NOTES.md session 23, experiments 52; bf16 / fp16 weights, % of the copy floor, clusters
+/// of 2 CTAs of 224-288 threads): without the stage 13312 columns 63 / 69 -> 72 / 79 %, 15360 62 / 65
+/// -> 72 / 78 %, 18432 75 / 77 -> 80 / 84 %. (The wide 64-value cluster segments, e.g. 20480 and
+/// 65536 columns, are wide_rows_rules' and keep their stage: 65536 was not measured without it.)
+constexpr bool clustered_rows_stage_weights(int elem_bytes, bool two_weights) { return elem_bytes >= 4 || !two_weights; }
+
 /// Threads one SM holds (every GPU since sm_75 but sm_86/89's 1536, where this only makes the
 /// column stage's occupancy test below conservative).
 inline constexpr int max_threads_per_sm = 2048;
