@@ -271,8 +271,9 @@ constexpr bool two_pass_thread_shifts(int elem_bytes, int regs, bool staged) {
 /// instead of a column stage, although their grid is persistent. Measured on the H200
 /// (bench/NOTES.md session 23, experiments 52; bf16 / fp16 weights, % of the copy floor, clusters
 /// of 2 CTAs of 224-288 threads): without the stage 13312 columns 63 / 69 -> 72 / 79 %, 15360 62 / 65
-/// -> 72 / 78 %, 18432 75 / 77 -> 80 / 84 %. (The wide 64-value cluster segments, e.g. 20480 and
-/// 65536 columns, are wide_rows_rules' and keep their stage: 65536 was not measured without it.)
+/// -> 72 / 78 %, 18432 75 / 77 -> 80 / 84 %. The wide 64-value cluster segments (wide_rows_rules)
+/// keep their stage: without it 28672-98304 columns lost 4-22 points (65536 86 -> 66 %, its staged
+/// instance also having thread shifts); 20480 / 24576 gained 3-5, measured once, not yet a rule.
 constexpr bool clustered_rows_stage_weights(int elem_bytes, bool two_weights) { return elem_bytes >= 4 || !two_weights; }
 
 /// Threads one SM holds (every GPU since sm_75 but sm_86/89's 1536, where this only makes the
