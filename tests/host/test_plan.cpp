@@ -300,13 +300,25 @@ TEST_CASE("plan_rows: weights are staged in shared memory only where every CTA i
   const dsp::plan split32 = plan_for(dev, 100000, 16384, 4, 4, 0, false, true, ln32);
   CHECK(split32.cluster > 1);
   CHECK(split32.dynamic_smem > 0);
-  // A stage that would cost a CTA per SM is not taken: bf16 rows with fp32 weights, 256 threads at
-  // 64 registers hold 4 CTAs per SM, and 4 stages of 64 KiB do not fit 228 KiB. At 4096 columns the
-  // staged 128-thread instance's 128 registers (policy.hpp: two_weights_16bit_staged) leave 4 CTAs,
-  // whose 4 stages of 32 KiB fit.
+  // The staged 16-bit layer_norm instance of 160-256 threads has 128 registers (2-3 CTAs per SM):
+  // no grid of many rows may use it (policy.hpp: two_weights_16bit_staged_max_block).
+  for (int64_t cols = 8; cols <= 131072; cols += 8) {
+    const dsp::plan pl = plan_for(dev, 100000, cols, 2, 8, 0, false, true, ln16);
+    if (pl.kind != dsp::strategy::registers || pl.dynamic_smem == 0) continue;
+    INFO("bf16 layer_norm 100000 x " << cols);
+    CHECK(!(pl.packs_per_thread * 8 == 32 && pl.threads_per_row == pl.block && pl.block > 128));
+  }
+  // The stage's occupancy is that of the staged instance (policy.hpp: two_weights_16bit_staged, 128
+  // registers up to 256 threads): bf16 rows with fp32 weights, 256 threads hold 2 CTAs per SM, whose
+  // 2 stages of 64 KiB fit; at 4096 columns 4 CTAs of 128 threads, 4 stages of 32 KiB.
   CHECK(plan_for(dev, 1, 8192, 2, 8, 0, false, true, ln32).block == 256);
-  CHECK(plan_for(dev, 1, 8192, 2, 8, 0, false, true, ln32).dynamic_smem == 0);
+  CHECK(plan_for(dev, 1, 8192, 2, 8, 0, false, true, ln32).dynamic_smem == int64_t{2} * 4 * 8 * 4 * 256);
   CHECK(plan_for(dev, 1, 4096, 2, 8, 0, false, true, ln32).dynamic_smem == int64_t{2} * 4 * 8 * 4 * 128);
+  // A one-wave call of more rows than those CTAs hold (here 512 rows at 2 per SM on 132 SMs) does
+  // not stage: each CTA would not copy its weights once.
+  CHECK(plan_for(dev, 512, 8192, 2, 8, 0, false, true, ln16).block == 256);
+  CHECK(plan_for(dev, 512, 8192, 2, 8, 0, false, true, ln16).dynamic_smem == 0);
+  CHECK(plan_for(dev, 256, 8192, 2, 8, 0, false, true, ln16).dynamic_smem > 0);
   // No weights, or weights narrower than a cp.async (bf16 with packs of 1): nothing staged.
   CHECK(plan_for(dev, 1, 4096, 2, 8, 0).dynamic_smem == 0);
   CHECK(plan_for(dev, 1, 4097, 2, 1, 0, false, true, ln16).dynamic_smem == 0);
@@ -829,13 +841,14 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   CHECK(dsp::ctas_by_registers(96, 128) == 5);
   CHECK(dsp::row_kernel_registers_for(false, true, 4, 128, 32, 128, false) == 80);
   CHECK(dsp::row_kernel_registers_for(false, true, 4, 256, 32, 256, true) == 80);
-  // Staged 16-bit layer_norm rows of 32 values, one per CTA of at most 128 threads: 128 registers
-  // (no spills; 64-96 threads: 8 / 5 CTAs, 128 threads: 4); wider CTAs keep their budget (they also
-  // serve persistent cluster grids).
+  // Staged 16-bit layer_norm rows of 32 values, one per CTA of at most 256 threads: 128 registers
+  // (no spills; 64-96 threads: 8 / 5 CTAs, 128 threads: 4, 256: 2); wider CTAs keep their budget.
+  // Many-row cluster grids of these rows do not stage (checked in "plan_rows: column stage").
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128, true) == 128);
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 64, 32, 64, true) == 128);
-  CHECK(dsp::row_kernel_registers_for(false, true, 2, 160, 32, 160, true) == 64);
-  CHECK(dsp::row_kernel_registers_for(false, true, 2, 256, 32, 256, true) == 64);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 160, 32, 160, true) == 128);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 256, 32, 256, true) == 128);
+  CHECK(dsp::row_kernel_registers_for(false, true, 2, 288, 32, 288, true) < 128);
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128, false) == 64);
 }
 

@@ -159,9 +159,13 @@ inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96
 /// column_stage_pays), so mostly calls of few rows — get register_budget::two_weights_16bit_staged
 /// instead of with_params_16bit: at 64 registers the 128-thread row (4096 columns) spilled ~100
 /// bytes (ptxas -v), which its one-row calls pay in their dependent chain (bench/NOTES.md 25c:
-/// 128 registers, 2.32 -> 2.15 us at bf16 1 x 4096). Not above 128 threads: the same instance
-/// serves persistent cluster grids, where 256-320-thread CTAs would drop from 3-4 per SM to 1-2.
-inline constexpr int two_weights_16bit_staged_max_block = 128;
+/// 128 registers, 2.32 -> 2.15 us at bf16 1 x 4096). Up to 256 threads since many-row cluster
+/// grids of 16-bit layer_norm stopped staging their weights (clustered_rows_stage_weights): before,
+/// the same instance served them and lost 7-15 points at 2 CTAs per SM (NOTES 23, experiments
+/// 50); the one-wave calls it serves now gained 0.2-0.45 us per call (bf16 1 x 8192 2.34 -> 2.03,
+/// 1 x 65536 3.32 -> 2.88; NOTES 24). One-wave calls of more rows than 2-3 such CTAs per SM hold
+/// (264-528 rows of 4104-8192 columns) no longer stage (column_stage_pays), at the same occupancy.
+inline constexpr int two_weights_16bit_staged_max_block = 256;
 inline constexpr int wide_one_row_min_threads = 64;
 inline constexpr int wide_one_row_max_threads = 128;
 /// The budget of a kind of op holding `values` values per thread, in CTAs of `block` threads of
