@@ -314,8 +314,8 @@ TEST_CASE("plan_rows: weights are staged in shared memory only where every CTA i
   CHECK(plan_for(dev, 1, 8192, 2, 8, 0, false, true, ln32).block == 256);
   CHECK(plan_for(dev, 1, 8192, 2, 8, 0, false, true, ln32).dynamic_smem == int64_t{2} * 4 * 8 * 4 * 256);
   CHECK(plan_for(dev, 1, 4096, 2, 8, 0, false, true, ln32).dynamic_smem == int64_t{2} * 4 * 8 * 4 * 128);
-  // A one-wave call of more rows than those CTAs hold (here 512 rows at 2 per SM on 132 SMs) does
-  // not stage: each CTA would not copy its weights once.
+  // A call of more rows than those CTAs hold at once (512 rows; 2 per SM on 132 SMs hold 264) does
+  // not stage: its CTAs would not each copy the weights once.
   CHECK(plan_for(dev, 512, 8192, 2, 8, 0, false, true, ln16).block == 256);
   CHECK(plan_for(dev, 512, 8192, 2, 8, 0, false, true, ln16).dynamic_smem == 0);
   CHECK(plan_for(dev, 256, 8192, 2, 8, 0, false, true, ln16).dynamic_smem > 0);
@@ -843,7 +843,7 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   CHECK(dsp::row_kernel_registers_for(false, true, 4, 256, 32, 256, true) == 80);
   // Staged 16-bit layer_norm rows of 32 values, one per CTA of at most 256 threads: 128 registers
   // (no spills; 64-96 threads: 8 / 5 CTAs, 128 threads: 4, 256: 2); wider CTAs keep their budget.
-  // Many-row cluster grids of these rows do not stage (checked in "plan_rows: column stage").
+  // Many-row grids of these rows do not stage (checked in "plan_rows: weights are staged ...").
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128, true) == 128);
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 64, 32, 64, true) == 128);
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 160, 32, 160, true) == 128);
