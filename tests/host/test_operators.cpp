@@ -636,7 +636,7 @@ TEST_CASE("shifted welford: a block's two-pass moments (thread shifts, warp and 
     // A thread whose shift (its first value) is far out sums squares of that distance for each of
     // its `pack` values, and rebasing them to the warp's shift rounds terms of that size: against
     // the variance (which the outliers dominate) the error grows with pack. Measured over 300 seeds
-    // at pack / 2 = 1 (session 24): 19 rows failed, by up to 1.58 times the tolerance.
+    // with the tolerance not scaled (session 24): 19 rows failed, by up to 1.58 times it.
     const double rtol = rowwise_test::grown_rtol(1e-5, 23, n) * (outliers ? pack / 2 : 1);
     check_against_two_pass(block_two_pass(x, warps, pack), ref, n, rtol);
   }
