@@ -533,7 +533,8 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
   CHECK(plan(h200, 100000, 12288, 2, 1, 0, true, false).cluster == 1);
   CHECK(plan(a100_like(), 100000, 32768, 4, 4, 0, true, false).kind == dsp::strategy::streaming);
   CHECK(plan(a100_like(), 100000, 12288, 2, 8, 0, true, false).cluster == 1);
-  CHECK(plan(h200, 8, 32768, 4, 4, 0, true, false).cluster == dsp::spread_cluster(8, 8192, h200));
+  CHECK(plan(h200, 8, 32768, 4, 4, 0, true, false).cluster ==
+        dsp::spread_cluster(plan_problem(8, 32768, 4, 4, 0, true, {}, 1), 8192, h200));
 }
 
 TEST_CASE("plan_rows: many long rows stream over a cluster of up to 16 CTAs of 64 KiB or more each",
@@ -622,6 +623,59 @@ struct spread_expect {
   int cluster;
 };
 
+TEST_CASE("plan_rows: few 16-bit rows split down to 512 packs per CTA where policy.hpp's narrow_few_rows_split says so",
+          "[host][plan]") {
+  const dsp::device_limits h200 = h200_like();
+  const weights_desc ln16{2, 2}, rms16{1, 2}, ln32{2, 4};
+  struct expect {
+    int64_t rows;
+    int64_t cols;
+    int elem_bytes;
+    bool staged_op;
+    weights_desc w;
+    int row_inputs;
+    int cluster;
+    int block;
+  };
+  // Taken: segments of 512-1023 16-byte packs of 16-bit rows, the clusters on at most 66 SMs.
+  const expect taken[] = {{1, 8192, 2, true, {}, 1, 2, 128},       {1, 16384, 2, true, {}, 1, 4, 128},
+                          {1, 65536, 2, true, {}, 1, 16, 128},     {16, 16384, 2, true, {}, 1, 4, 128},
+                          {33, 8192, 2, true, {}, 1, 2, 128},      {1, 8192, 2, true, rms16, 1, 2, 128},
+                          {1, 8192, 2, true, rms16, 2, 2, 128},    {1, 12288, 2, false, ln16, 1, 2, 192},
+                          {1, 16384, 2, false, ln16, 1, 4, 128},   {4, 12000, 2, true, {}, 1, 2, 192}};
+  // Not: clusters past half the SMs (34 / 64 x 8192, 16 x 32768 stays at 4), layer_norm rows one
+  // staged CTA of 256 threads holds, fp32 rows (1024 packs), one-element packs.
+  const expect kept[] = {{34, 8192, 2, true, {}, 1, 1, 256},       {64, 8192, 2, true, rms16, 1, 1, 256},
+                         {16, 32768, 2, true, {}, 1, 4, 256},      {1, 8192, 2, false, ln16, 1, 1, 256},
+                         {16, 8192, 2, false, ln16, 1, 1, 256},    {1, 4096, 4, true, {}, 1, 1, 128},
+                         {1, 4096, 4, false, ln32, 1, 1, 128},     {1, 8192, 4, true, {}, 1, 2, 128}};
+  const auto check = [&h200](const expect& e) {
+    const int n = 16 / e.elem_bytes;
+    const dsp::problem p = plan_problem(e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, e.w, e.row_inputs);
+    const dsp::plan pl = dsp::plan_rows(p, h200);
+    INFO(e.rows << " x " << e.cols << ", elem_bytes " << e.elem_bytes << ", weights " << e.w.count << ", inputs "
+                << e.row_inputs << ": kind " << static_cast<int>(pl.kind) << ", cluster " << pl.cluster << ", block "
+                << pl.block);
+    CHECK(pl.kind == dsp::strategy::registers);
+    CHECK(pl.cluster == e.cluster);
+    CHECK(pl.block == e.block);
+    CHECK(dsp::spread_cluster(p, dsp::row_packs_for(e.cols, n, 0), h200) == e.cluster);
+    CHECK(plan_error(p, pl, h200).empty());
+  };
+  for (const expect& e : taken) check(e);
+  for (const expect& e : kept) check(e);
+  const dsp::problem one_elem = plan_problem(1, 4096, 2, 1, 0, true, {}, 1);
+  CHECK(dsp::spread_cluster(one_elem, 4096, h200) == 4);  // 1024 one-element packs per CTA, as before
+  // Every width at the row counts the rule reaches stays a valid plan.
+  for (int64_t rows : {1, 16, 33})
+    for (const weights_desc& w : {weights_desc{}, ln16, rms16}) {
+      sweep_result r;
+      sweep(h200, rows, 2, 8, 0, 140000, r, w.count != 2, 1, w);
+      INFO("rows " << rows << ", weights " << w.count << ": " << r.plans << " plans; " << r.first);
+      CHECK(r.failures == 0);
+    }
+}
+
 TEST_CASE("plan_rows: few rows whose spread segments no registers config holds go over twice the cluster in "
           "registers where policy.hpp's few_rows_doubling says so",
           "[host][plan]") {
@@ -633,7 +687,7 @@ TEST_CASE("plan_rows: few rows whose spread segments no registers config holds g
   for (const spread_expect& e : taken) {
     const int n = 16 / e.elem_bytes;
     const int64_t packs = e.cols / n;
-    const int spread = dsp::spread_cluster(e.rows, packs, h200);
+    const int spread = dsp::spread_cluster(plan_problem(e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, e.w, 1), packs, h200);
     const dsp::plan pl = plan_for(h200, e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, false, e.w);
     INFO(e.rows << " x " << e.cols << ", elem_bytes " << e.elem_bytes << ": spread " << spread << ", kind "
                 << static_cast<int>(pl.kind) << ", cluster " << pl.cluster);
@@ -684,7 +738,7 @@ TEST_CASE("plan_rows: few rows whose spread segments need 512 threads of 32 valu
     const dsp::plan pl = plan_for(h200, e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, false, e.w);
     INFO(e.rows << " x " << e.cols << ", elem_bytes " << e.elem_bytes << ": kind " << static_cast<int>(pl.kind)
                 << ", config " << pl.config << ", cluster " << pl.cluster);
-    CHECK(dsp::spread_cluster(e.rows, packs, h200) == e.cluster);
+    CHECK(dsp::spread_cluster(plan_problem(e.rows, e.cols, e.elem_bytes, n, 0, e.staged_op, e.w, 1), packs, h200) == e.cluster);
     CHECK(dsp::first_registers_config(dsp::ceil_div(packs, e.cluster), n, 64) < 0);
     CHECK(pl.kind == dsp::strategy::registers);
     CHECK(pl.config == dsp::few_rows_block_config);

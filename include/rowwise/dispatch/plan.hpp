@@ -78,17 +78,6 @@ constexpr int pow2_floor(int64_t x) {
   return p;
 }
 
-/// The cluster size that spreads `rows` rows of `packs` packs over the GPU: 1 when the rows
-/// alone fill every SM or a row is too short to be worth splitting, otherwise the largest
-/// power of two up to max_cluster that keeps at least min_packs_per_cluster_cta packs per CTA.
-constexpr int spread_cluster(int64_t rows, int64_t packs, const device_limits& dev) {
-  if (!dev.clusters || rows >= dev.sm_count) return 1;
-  int c = pow2_floor(dev.sm_count / (rows > 0 ? rows : 1));
-  if (c > max_cluster) c = max_cluster;
-  while (c > 1 && packs / c < min_packs_per_cluster_cta) c /= 2;
-  return c;
-}
-
 /// The smallest registers config of 32 values per thread whose row capacity (per CTA) holds
 /// `packs` packs.
 constexpr int first_registers_config(int64_t packs, int n, int min_g) {
@@ -117,6 +106,28 @@ constexpr int64_t column_stage_bytes(const problem& p, int block, int k) {
 /// launch.cuh checks that they agree).
 constexpr bool has_two_weights(const problem& p) {
   return op_kind_for(p.column_params, p.staged_op, p.row_inputs) == layer_norm_kind;
+}
+
+/// The fewest packs each CTA of a spread cluster of `c` CTAs keeps: min_packs_per_cluster_cta, or
+/// narrow_few_rows_split's minimum for 16-bit rows in 16-byte packs whose c-CTA clusters take at
+/// most half the SMs (not layer_norm rows one staged CTA holds: policy.hpp says why).
+constexpr int64_t min_spread_segment(const problem& p, int64_t packs, int c, const device_limits& dev) {
+  if (!narrow_few_rows_split.enabled || p.elem_bytes != 2 || p.pack_elems * p.elem_bytes != 16) return min_packs_per_cluster_cta;
+  if (p.rows * c > dev.sm_count / 2) return min_packs_per_cluster_cta;
+  if (has_two_weights(p) && packs <= static_cast<int64_t>(two_weights_16bit_staged_max_block) * (32 / p.pack_elems))
+    return min_packs_per_cluster_cta;
+  return narrow_few_rows_split.min_packs;
+}
+
+/// The cluster size that spreads `p.rows` rows of `packs` packs over the GPU: 1 when the rows
+/// alone fill every SM or a row is too short to be worth splitting, otherwise the largest
+/// power of two up to max_cluster that keeps at least min_spread_segment packs per CTA.
+constexpr int spread_cluster(const problem& p, int64_t packs, const device_limits& dev) {
+  if (!dev.clusters || p.rows >= dev.sm_count) return 1;
+  int c = pow2_floor(dev.sm_count / (p.rows > 0 ? p.rows : 1));
+  if (c > max_cluster) c = max_cluster;
+  while (c > 1 && packs / c < min_spread_segment(p, packs, c, dev)) c /= 2;
+  return c;
 }
 
 /// The register budget of the registers kernel that runs `p` with `block` threads
@@ -444,7 +455,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   const int n = p.pack_elems;
   const int64_t packs = row_packs_for(p.cols, n, p.head);
   const int64_t pack_bytes = static_cast<int64_t>(p.elem_bytes) * n;
-  const int spread = spread_cluster(p.rows, packs, dev);
+  const int spread = spread_cluster(p, packs, dev);
 
   if (spread > 1) {
     if (const plan spread_rows = registers_over_cluster(p, dev, packs, spread); spread_rows.valid) return spread_rows;

@@ -484,6 +484,26 @@ inline constexpr int streaming_max_cluster = 16;
 /// cluster launch and barrier (about 0.3 us, H200-FACTS.md).
 inline constexpr int64_t min_packs_per_cluster_cta = 1024;
 
+/// Few rows of 16-bit elements in 16-byte packs split further than min_packs_per_cluster_cta
+/// allows: down to `min_packs` packs per CTA (4096 values, a CTA of 128 threads of 32 values, the
+/// same values per CTA as fp32's 1024 packs), where the split's CTAs take at most half the SMs
+/// (rows x cluster <= SMs / 2). Measured on the H200 (graph of 100 calls, L2 warm, one program,
+/// alternated; bench/NOTES.md 26 a): bf16 1 x 8192 softmax 1.73 -> 1.59 us, log_softmax 1.82 ->
+/// 1.70, fused_add_rms_norm 1.93 -> 1.70; 1 x 16384 / 1 x 65536 softmax 2.01 / 2.20 -> 1.67 / 1.94,
+/// layer_norm 2.47 / 2.89 -> 2.24 / 2.63, rms_norm 1.69 / 1.81 -> 1.52 / 1.69, fused_add_rms_norm
+/// 2.16 / 2.37 -> 1.74 / 2.01; 16 x 16384 0.13-0.50 us faster for every op; fp16 alike. Where the
+/// CTAs would fill the GPU (64 x 8192, 16 x 32768: 128 CTAs) it was mixed (layer_norm and rms_norm
+/// 64 x 8192 0.2 us slower, fused_add_rms_norm bf16 0.09 faster), so not there. Fewer values per
+/// CTA lost (fp32 1 x 4096 over two CTAs of 64 threads: softmax 1.42 -> 1.49 us, layer_norm 1.59 ->
+/// 1.94). Not layer_norm rows that one CTA of up to two_weights_16bit_staged_max_block threads holds
+/// (its 128-register staged instance): bf16 1 / 16 x 8192 2.02 / 2.09 -> 2.09 / 2.16 over two CTAs;
+/// rms_norm bf16 1 x 8192 read 1.45 -> 1.47 (taken: one rule for the ops without two weights).
+struct narrow_few_rows_split_rule {
+  bool enabled;
+  int64_t min_packs;
+};
+inline constexpr narrow_few_rows_split_rule narrow_few_rows_split = {true, 512};
+
 /// Shared memory per CTA kept free beside a dynamic shared-memory cache for the kernels' static
 /// shared memory (the reduction storages: 1.3-1.5 KiB with the cluster exchange's slot sets,
 /// ptxas -v). 1 KiB was reserved before the exchange's storage grew, and 3 rows of 925693 fp32
