@@ -966,6 +966,14 @@ TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp
       {norm_op::rms_norm, dtype::f32, 64, 30000, in_place(), dsp::strategy::registers, 2},
       {norm_op::layer_norm, dtype::bf16, 8, 262144 - 8, strided(8), dsp::strategy::registers, 16},  // uneven
       {norm_op::rms_norm, dtype::f16, 1, 262144, contiguous(), dsp::strategy::registers, 16},
+      // Few 16-bit rows split down to 512 packs per CTA (policy.hpp narrow_few_rows_split), not
+      // layer_norm rows one 256-thread CTA holds.
+      {norm_op::rms_norm, dtype::bf16, 1, 8192, contiguous(), dsp::strategy::registers, 2},
+      {norm_op::fused_add_rms_norm, dtype::bf16, 1, 8192, contiguous(), dsp::strategy::registers, 2},
+      {norm_op::fused_add_rms_norm, dtype::f16, 33, 8192 + 8, strided(8), dsp::strategy::registers, 2},  // uneven
+      {norm_op::layer_norm, dtype::bf16, 1, 16384 + 8, strided(8), dsp::strategy::registers, 4},  // uneven
+      {norm_op::layer_norm, dtype::f16, 16, 12288, in_place(), dsp::strategy::registers, 2},
+      {norm_op::layer_norm, dtype::bf16, 1, 8192, contiguous(), dsp::strategy::registers, 1},
   };
   int k = 0;
   for (const rows_case& rc : cases) {

@@ -339,6 +339,23 @@ TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block clus
     }
     for (bool log : {false, true}) run_case({dc.t, log, dc.rows, dc.cols, dc.layout, row_kind::random, stream.get()}, rng);
   }
+
+  // Few 16-bit rows split down to 512 packs per CTA where the clusters take at most half the SMs
+  // (policy.hpp narrow_few_rows_split), also with uneven segments; not past half the SMs.
+  const doubled_case split16[] = {{dtype::bf16, 1, 8192, contiguous(), 2},
+                                  {dtype::f16, 16, 16384, in_place(), 4},
+                                  {dtype::bf16, 4, 12000 + 8, strided(8), 2},
+                                  {dtype::bf16, 1, 65536, contiguous(), 16},
+                                  {dtype::f16, 64, 8192, contiguous(), 1}};
+  for (const doubled_case& dc : split16) {
+    const auto p = plan_of(dc.t, dc.rows, dc.cols, dc.layout, dev);
+    INFO(describe(p));
+    if (dev.clusters) {
+      CHECK(p.kind == dsp::strategy::registers);
+      CHECK(p.cluster == dc.cluster);
+    }
+    for (bool log : {false, true}) run_case({dc.t, log, dc.rows, dc.cols, dc.layout, row_kind::random, stream.get()}, rng);
+  }
 }
 
 TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in registers, staged or streaming over "
