@@ -313,15 +313,19 @@ TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block clus
                                   {dtype::bf16, 32, 32000, strided(8), 4},
                                   {dtype::f16, 24, 65536 + 8, contiguous(), 8},
                                   {dtype::f32, 16, 131072 - 4, strided(4), 16}};
-  for (const doubled_case& dc : doubled) {
+  // A case's plan holds its rows in registers over the expected cluster (and block, where `block`
+  // is not 0); then softmax and log_softmax run on it.
+  const auto run_cluster_case = [&](const doubled_case& dc, int block) {
     const auto p = plan_of(dc.t, dc.rows, dc.cols, dc.layout, dev);
     INFO(describe(p));
     if (dev.clusters) {
       CHECK(p.kind == dsp::strategy::registers);
+      if (block != 0) CHECK(p.block == block);
       CHECK(p.cluster == dc.cluster);
     }
     for (bool log : {false, true}) run_case({dc.t, log, dc.rows, dc.cols, dc.layout, row_kind::random, stream.get()}, rng);
-  }
+  };
+  for (const doubled_case& dc : doubled) run_cluster_case(dc, 0);
   // Few rows whose spread segments neither fit 384 threads nor double: 512 threads of 32 values at
   // the spread cluster (policy.hpp few_rows_block), also with uneven segments.
   const doubled_case block512[] = {{dtype::f32, 64, 32000, contiguous(), 2},
@@ -329,17 +333,7 @@ TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block clus
                                    {dtype::f16, 1, 262144, in_place(), 16},
                                    {dtype::f32, 8, 262144 - 4, strided(4), 16},
                                    {dtype::bf16, 2, 200000, contiguous(), 16}};
-  for (const doubled_case& dc : block512) {
-    const auto p = plan_of(dc.t, dc.rows, dc.cols, dc.layout, dev);
-    INFO(describe(p));
-    if (dev.clusters) {
-      CHECK(p.kind == dsp::strategy::registers);
-      CHECK(p.block == 512);
-      CHECK(p.cluster == dc.cluster);
-    }
-    for (bool log : {false, true}) run_case({dc.t, log, dc.rows, dc.cols, dc.layout, row_kind::random, stream.get()}, rng);
-  }
-
+  for (const doubled_case& dc : block512) run_cluster_case(dc, 512);
   // Few 16-bit rows split down to 512 packs per CTA where the clusters take at most half the SMs
   // (policy.hpp narrow_few_rows_split), also with uneven segments; not past half the SMs.
   const doubled_case split16[] = {{dtype::bf16, 1, 8192, contiguous(), 2},
@@ -347,15 +341,7 @@ TEST_CASE("softmax/log_softmax: few long rows are split over a thread-block clus
                                   {dtype::bf16, 4, 12000 + 8, strided(8), 2},
                                   {dtype::bf16, 1, 65536, contiguous(), 16},
                                   {dtype::f16, 64, 8192, contiguous(), 1}};
-  for (const doubled_case& dc : split16) {
-    const auto p = plan_of(dc.t, dc.rows, dc.cols, dc.layout, dev);
-    INFO(describe(p));
-    if (dev.clusters) {
-      CHECK(p.kind == dsp::strategy::registers);
-      CHECK(p.cluster == dc.cluster);
-    }
-    for (bool log : {false, true}) run_case({dc.t, log, dc.rows, dc.cols, dc.layout, row_kind::random, stream.get()}, rng);
-  }
+  for (const doubled_case& dc : split16) run_cluster_case(dc, 0);
 }
 
 TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in registers, staged or streaming over "
