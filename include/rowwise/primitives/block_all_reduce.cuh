@@ -49,11 +49,12 @@ struct block_all_reduce {
       if (lane == 0) s.warp_partial[warp] = v;
       __syncthreads();
       // Each aligned group of `pow2` lanes loads all warp partials (identity-padded) and reduces
-      // them in the same order, so every lane of every warp ends with the same bits.
+      // them in the same order, so every lane of every warp ends with the same bits. The groups
+      // hold the same values: a replicated warp (warp_all_reduce_replicated).
       constexpr int pow2 = warp_group_for(warps);
       const int slot = lane % pow2;
       const value_type w = slot < warps ? s.warp_partial[slot] : Reducer::identity();
-      return warp_all_reduce<pow2>(w, op);
+      return warp_all_reduce_replicated<pow2>(w, op);
     }
   }
 };

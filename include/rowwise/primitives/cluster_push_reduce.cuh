@@ -13,7 +13,7 @@
 //   in every such thread, e.g. from block_all_reduce); collect() is called by whole warps (it
 //   merges by shuffles). It returns the cluster aggregate, bit-identical across the cluster:
 //   with G the cluster size rounded up to a power of two, lane r of every warp takes rank
-//   (r mod G)'s partial, or the reducer's identity past the cluster, and warp_all_reduce<G>
+//   (r mod G)'s partial, or the reducer's identity past the cluster, and warp_all_reduce_replicated<G>
 //   merges them (the same butterfly in every group of G lanes of every CTA). Between push(i)
 //   and collect(i) a CTA may push(i + 1) (work of the next row overlaps this row's exchange).
 //   Why lanes: a rank-order fold in every thread cost ~15 dependent merges per row step (two
@@ -120,7 +120,7 @@ struct cluster_push_reduce {
       const int r = static_cast<int>(threadIdx.x) % G;
       value_type v = Reducer::identity();  // merge(identity, x) == x: padding changes nothing
       if (r < static_cast<int>(csize)) memcpy(&v, &s.slot[q][r], sizeof(value_type));
-      return warp_all_reduce<G>(v, op);
+      return warp_all_reduce_replicated<G>(v, op);  // every group of G lanes holds the same
     };
     if (group <= 2 || csize <= 2) return merge_over(std::integral_constant<int, (group < 2 ? group : 2)>{});
     if (group <= 4 || csize <= 4) return merge_over(std::integral_constant<int, (group < 4 ? group : 4)>{});

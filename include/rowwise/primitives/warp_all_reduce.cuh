@@ -16,6 +16,17 @@
 //   merge costs two exponentials, a max and a branch per level, ~70 instructions over a warp.
 //   Measured on the H200 (bench/NOTES.md 20): 16-bit softmax of 128-512 columns 88-94 -> 97-101 %
 //   of the copy floor, 8192-16384 columns 74-89 -> 86-96 %.
+// - Maxima (max_reducer, and the m of online_softmax_reducer) over a whole warp are one integer
+//   redux.sync (sm_80+) on an order-preserving key of the float instead of a five-level shuffle
+//   butterfly: exact, the same in every lane, NaN of either sign kept. Every row's all-reduce
+//   sits in its dependent chain, and the butterfly's shuffle latency showed there (bench/NOTES.md
+//   27: fp32 log_softmax 1 / 128 x 4096 1.57 / 2.16 -> 1.39 / 1.96 us, fp32 softmax 1 x 152064
+//   3.47 -> 3.21). Groups of fewer lanes keep the butterfly (one redux per group would need a
+//   mask per group in one instruction), unless the caller vouches that the warp is replicated:
+// - warp_all_reduce_replicated<G>: for warps whose aligned groups of G lanes all hold the same
+//   values lane by lane (block_all_reduce's warp partials, cluster_push_reduce's CTA partials:
+//   lane l takes partial l mod G). The result is warp_all_reduce<G>'s; its maxima, which repeated
+//   operands do not change, are taken over the whole warp by redux.
 //
 // Why not cub::WarpReduce: it delivers the aggregate to lane 0 only, and a broadcast afterwards
 // costs another shuffle round per word; the xor butterfly gives every lane the result in log2(G)
@@ -51,13 +62,40 @@ __device__ __forceinline__ typename Reducer::value_type butterfly_all_reduce(
   return v;
 }
 
+/// The maximum of x over the whole warp, in every lane: one redux.sync of an order-preserving
+/// integer key (sm_80+; the butterfly before). Key: the float's bits for x >= +0, the bits with
+/// the magnitude bits flipped for negatives (so more negative is smaller as a signed integer),
+/// and INT_MAX for any NaN (above +inf: a NaN of either sign wins, as max_reducer's does; it
+/// comes back as the NaN 0x7FFFFFFF). -0 and +0 give +0 (max_reducer may keep -0; the value is
+/// the same).
+__device__ __forceinline__ float warp_max(float x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const int bits = __float_as_int(x);
+  const int key = x != x ? 0x7fffffff : (bits >= 0 ? bits : bits ^ 0x7fffffff);
+  const int top = __reduce_max_sync(0xffffffffu, key);
+  return __int_as_float(top >= 0 ? top : top ^ 0x7fffffff);
+#else
+  return butterfly_all_reduce<32>(x, max_reducer{});
+#endif
+}
+
+/// The maximum over each aligned group of GroupSize lanes; MaxLanes = 32 when every group holds
+/// the same values (a replicated warp), which lets it take the whole warp's.
+template <int GroupSize, int MaxLanes = GroupSize>
+__device__ __forceinline__ float group_max(float x) {
+  if constexpr (MaxLanes == 32)
+    return warp_max(x);
+  else
+    return butterfly_all_reduce<GroupSize>(x, max_reducer{});
+}
+
 /// online_softmax_reducer in two steps: max of m, then the sum of each lane's d rescaled to it.
 /// Semantics as the pairwise merge: an all -inf (or empty) group gives (-inf, sum of d) = (-inf,
 /// 0); a NaN d survives (NaN * anything); a +inf m makes every finite side's factor 0 and its own
 /// inf - inf a NaN.
-template <int GroupSize>
+template <int GroupSize, int MaxLanes = GroupSize>
 __device__ __forceinline__ online_softmax_value online_softmax_all_reduce(online_softmax_value v) {
-  const float m = butterfly_all_reduce<GroupSize>(v.m, max_reducer{});
+  const float m = group_max<GroupSize, MaxLanes>(v.m);
   float d = m == -cuda::std::numeric_limits<float>::infinity()
                 ? v.d
                 : v.d * online_softmax_reducer::rescale(v.m - m);
@@ -74,8 +112,25 @@ __device__ __forceinline__ typename Reducer::value_type warp_all_reduce(
                 "group size must be a power of two no larger than a warp");
   if constexpr (std::is_same_v<Reducer, online_softmax_reducer>)
     return detail::online_softmax_all_reduce<GroupSize>(v);
+  else if constexpr (std::is_same_v<Reducer, max_reducer> && GroupSize == 32)
+    return detail::warp_max(v);
   else
     return detail::butterfly_all_reduce<GroupSize>(v, op);
+}
+
+/// warp_all_reduce<GroupSize> for a replicated warp: lanes l and l + k * GroupSize hold the same
+/// value (every lane of the warp calls it). Same result; maxima over the whole warp (redux).
+template <int GroupSize, class Reducer>
+__device__ __forceinline__ typename Reducer::value_type warp_all_reduce_replicated(
+    typename Reducer::value_type v, Reducer op = {}) {
+  static_assert(GroupSize >= 1 && GroupSize <= 32 && (GroupSize & (GroupSize - 1)) == 0,
+                "group size must be a power of two no larger than a warp");
+  if constexpr (std::is_same_v<Reducer, online_softmax_reducer>)
+    return detail::online_softmax_all_reduce<GroupSize, 32>(v);
+  else if constexpr (std::is_same_v<Reducer, max_reducer>)
+    return detail::warp_max(v);
+  else
+    return warp_all_reduce<GroupSize>(v, op);
 }
 
 }  // namespace rowwise
