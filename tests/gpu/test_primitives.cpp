@@ -6,7 +6,7 @@
 // reduction group (the G lanes of a warp group; one block and one row; the CTAs of one cluster
 // and one row) the host checks that every thread of the group
 //   1. wrote its result (no 0xFFFFFFFF word: the poison; no computed NaN has those bits, the GPU's
-//      canonical NaN is 0x7FFFFFFF and the test's input NaN is 0x7FC00000),
+//      canonical NaN is 0x7FFFFFFF and the test's input NaNs are 0x7FC00000 and 0xFFC00000),
 //   2. holds the same bits as the group's first thread (the primitives promise bit-identical
 //      results in every thread),
 //   3. agrees with an fp64 reference of the group within a bound derived below.
@@ -538,7 +538,7 @@ check_report check_groups(primitive p, int size, const std::vector<float>& in, c
 
 enum class pattern {
   random,      // uniform [-4, 4)
-  one_nan,     // random; every other group gets one NaN at a random member
+  one_nan,     // random; every other group gets one NaN (of either sign) at a random member
   neg_inf,     // groups cycle through: all -inf; about half -inf; no -inf
   far_apart,   // k * 1e4 + uniform [-1, 1), k in {-1, 0, 1}: logits 1e4 apart
   large_mean,  // Normal(1e4, 1e-2): Welford's cancellation case
@@ -596,8 +596,11 @@ std::vector<float> make_input(pattern p, size_t n, const std::vector<group>& gro
       }
     }
     if (p == pattern::one_nan && gi % 2 == 0) {
+      // Every other NaN has its sign bit set: the warp maximum compares integer keys of the
+      // floats (warp_all_reduce.cuh), where a negative NaN would sort below -inf unless mapped.
+      const float nan = std::numeric_limits<float>::quiet_NaN();
       in[idx[static_cast<size_t>(rng.index(static_cast<int64_t>(idx.size())))]] =
-          std::numeric_limits<float>::quiet_NaN();
+          gi % 4 == 0 ? nan : -nan;
     }
   }
   return in;
