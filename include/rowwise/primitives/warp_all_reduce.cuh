@@ -26,7 +26,11 @@
 // - warp_all_reduce_replicated<G>: for warps whose aligned groups of G lanes all hold the same
 //   values lane by lane (block_all_reduce's warp partials, cluster_push_reduce's CTA partials:
 //   lane l takes partial l mod G). The result is warp_all_reduce<G>'s; its maxima, which repeated
-//   operands do not change, are taken over the whole warp by redux.
+//   operands do not change, are taken over the whole warp by redux. Shifted Welford summaries
+//   (a cluster's CTAs' LayerNorm moments) are re-expressed relative to one shared shift, lane 0's
+//   (every group's first operand), and their sums added by one butterfly, with one division at
+//   the end (shifted_welford_reducer::rebase / from_two_pass): the same summary up to rounding as
+//   the pairwise Chan merges, each of which divides and tests both sides for emptiness.
 //
 // Why not cub::WarpReduce: it delivers the aggregate to lane 0 only, and a broadcast afterwards
 // costs another shuffle round per word; the xor butterfly gives every lane the result in log2(G)
@@ -39,6 +43,7 @@
 #include "rowwise/primitives/shuffle.cuh"
 #include "rowwise/reduce/max_sum.cuh"
 #include "rowwise/reduce/online_softmax.cuh"
+#include "rowwise/reduce/shifted_welford.cuh"
 
 namespace rowwise {
 
@@ -89,6 +94,22 @@ __device__ __forceinline__ float group_max(float x) {
     return butterfly_all_reduce<GroupSize>(x, max_reducer{});
 }
 
+/// Shifted Welford summaries of a replicated warp: each lane's (n, mean - S, M2) as sums relative
+/// to S = lane 0's shift (c = n d, q = M2 + n d^2 with d its mean minus S: Chan's between-group
+/// term), one sum butterfly, then from_two_pass(N, S, Q, C). Empty lanes (n = 0) add nothing; a
+/// NaN in any summary reaches c or q, hence the result. S is a shift of the row's data (a warp's
+/// mean), so (mean - S)^2 stays within a few times the variance and Q - C^2 / N loses no more
+/// than the block level's rebase does (registers_kernel.cuh: two_pass_moments).
+template <int GroupSize>
+__device__ __forceinline__ shifted_welford_value shifted_welford_all_reduce_replicated(shifted_welford_value v) {
+  const float shared = __shfl_sync(0xffffffffu, v.shift, 0);
+  const float d = (v.shift - shared) + v.dmean;
+  const float nd = v.n * d;
+  shifted_sums t = {v.n, nd, fmaf(nd, d, v.m2)};
+  t = butterfly_all_reduce<GroupSize>(t, shifted_sums_reducer{});
+  return shifted_welford_reducer::from_two_pass(t.n, shared, t.q, t.c);
+}
+
 /// online_softmax_reducer in two steps: max of m, then the sum of each lane's d rescaled to it.
 /// Semantics as the pairwise merge: an all -inf (or empty) group gives (-inf, sum of d) = (-inf,
 /// 0); a NaN d survives (NaN * anything); a +inf m makes every finite side's factor 0 and its own
@@ -129,6 +150,8 @@ __device__ __forceinline__ typename Reducer::value_type warp_all_reduce_replicat
     return detail::online_softmax_all_reduce<GroupSize, 32>(v);
   else if constexpr (std::is_same_v<Reducer, max_reducer>)
     return detail::warp_max(v);
+  else if constexpr (std::is_same_v<Reducer, shifted_welford_reducer> && GroupSize > 1)
+    return detail::shifted_welford_all_reduce_replicated<GroupSize>(v);
   else
     return warp_all_reduce<GroupSize>(v, op);
 }
