@@ -124,36 +124,38 @@ __device__ __forceinline__ online_softmax_value online_softmax_all_reduce(online
   return {m, d};
 }
 
+/// Both entry points below: Replicated lets maxima take the whole warp and shifted Welford
+/// summaries take the rebased sums (warp_all_reduce_replicated's contract).
+template <int GroupSize, bool Replicated, class Reducer>
+__device__ __forceinline__ typename Reducer::value_type all_reduce(typename Reducer::value_type v, Reducer op) {
+  static_assert(GroupSize >= 1 && GroupSize <= 32 && (GroupSize & (GroupSize - 1)) == 0,
+                "group size must be a power of two no larger than a warp");
+  constexpr int max_lanes = Replicated ? 32 : GroupSize;
+  if constexpr (std::is_same_v<Reducer, online_softmax_reducer>)
+    return online_softmax_all_reduce<GroupSize, max_lanes>(v);
+  else if constexpr (std::is_same_v<Reducer, max_reducer>)
+    return group_max<GroupSize, max_lanes>(v);
+  else if constexpr (Replicated && GroupSize > 1 && std::is_same_v<Reducer, shifted_welford_reducer>)
+    return shifted_welford_all_reduce_replicated<GroupSize>(v);
+  else
+    return butterfly_all_reduce<GroupSize>(v, op);
+}
+
 }  // namespace detail
 
 template <int GroupSize, class Reducer>
 __device__ __forceinline__ typename Reducer::value_type warp_all_reduce(
     typename Reducer::value_type v, Reducer op = {}) {
-  static_assert(GroupSize >= 1 && GroupSize <= 32 && (GroupSize & (GroupSize - 1)) == 0,
-                "group size must be a power of two no larger than a warp");
-  if constexpr (std::is_same_v<Reducer, online_softmax_reducer>)
-    return detail::online_softmax_all_reduce<GroupSize>(v);
-  else if constexpr (std::is_same_v<Reducer, max_reducer> && GroupSize == 32)
-    return detail::warp_max(v);
-  else
-    return detail::butterfly_all_reduce<GroupSize>(v, op);
+  return detail::all_reduce<GroupSize, /*Replicated=*/false>(v, op);
 }
 
 /// warp_all_reduce<GroupSize> for a replicated warp: lanes l and l + k * GroupSize hold the same
-/// value (every lane of the warp calls it). Same result; maxima over the whole warp (redux).
+/// value (every lane of the warp calls it). Same result; maxima over the whole warp (redux),
+/// shifted Welford summaries by rebased sums.
 template <int GroupSize, class Reducer>
 __device__ __forceinline__ typename Reducer::value_type warp_all_reduce_replicated(
     typename Reducer::value_type v, Reducer op = {}) {
-  static_assert(GroupSize >= 1 && GroupSize <= 32 && (GroupSize & (GroupSize - 1)) == 0,
-                "group size must be a power of two no larger than a warp");
-  if constexpr (std::is_same_v<Reducer, online_softmax_reducer>)
-    return detail::online_softmax_all_reduce<GroupSize, 32>(v);
-  else if constexpr (std::is_same_v<Reducer, max_reducer>)
-    return detail::warp_max(v);
-  else if constexpr (std::is_same_v<Reducer, shifted_welford_reducer> && GroupSize > 1)
-    return detail::shifted_welford_all_reduce_replicated<GroupSize>(v);
-  else
-    return warp_all_reduce<GroupSize>(v, op);
+  return detail::all_reduce<GroupSize, /*Replicated=*/true>(v, op);
 }
 
 }  // namespace rowwise
