@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -153,6 +154,66 @@ TEST_CASE("max_reducer propagates NaN from either side", "[host][operators]") {
     CHECK(std::isnan(left_fold<max_reducer>(w)));
     CHECK(std::isnan(right_fold<max_reducer>(w)));
     CHECK(std::isnan(pairwise_tree<max_reducer>(w)));
+  }
+}
+
+TEST_CASE("max_key orders floats as max_reducer does, NaN of either sign on top", "[host][operators]") {
+  using rowwise::from_max_key;
+  using rowwise::max_key;
+  auto bits_of = [](float x) {
+    uint32_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  };
+  // Edge values: both zeros, the smallest subnormals, the largest finite values, the infinities,
+  // and NaNs of both signs and payloads.
+  std::vector<float> edge = {0.0f, -0.0f, 1e-45f, -1e-45f, 1.17549435e-38f, -1.17549435e-38f, 1.0f, -1.0f,
+                             3.4028235e38f, -3.4028235e38f, finf, -finf, fnan, -fnan};
+  {
+    uint32_t payload = 0x7fa00001u;  // a signalling-pattern NaN, and its negative
+    float p;
+    std::memcpy(&p, &payload, sizeof p);
+    edge.push_back(p);
+    edge.push_back(-p);
+  }
+  seeded_rng rng("max_key");
+  INFO(rng.describe());
+  std::vector<float> values = edge;
+  for (int i = 0; i < 4000; ++i) {  // random bit patterns: every exponent, sign and payload
+    const uint32_t b = static_cast<uint32_t>(rng.uniform_int(0, 0xffffffffLL));
+    float x;
+    std::memcpy(&x, &b, sizeof x);
+    values.push_back(x);
+  }
+  for (float x : values) {
+    INFO("x bits = " << bits_of(x));
+    if (std::isnan(x)) {
+      CHECK(max_key(x) == std::numeric_limits<int>::max());
+      CHECK(std::isnan(from_max_key(max_key(x))));
+    } else {
+      CHECK(bits_of(from_max_key(max_key(x))) == bits_of(x));  // round trip, -0 included
+    }
+  }
+  // Signed key order is the floats' order (ties only for -0 / +0, which sort -0 first); the max
+  // of keys gives the same value (or a NaN) as max_reducer's fold, over every pair.
+  const max_reducer mx;
+  for (size_t i = 0; i < edge.size(); ++i) {
+    for (float y : values) {
+      const float x = edge[i];
+      INFO("x bits = " << bits_of(x) << ", y bits = " << bits_of(y));
+      if (!std::isnan(x) && !std::isnan(y)) {
+        if (x < y) CHECK(max_key(x) < max_key(y));
+        if (x > y) CHECK(max_key(x) > max_key(y));
+        if (x == y) CHECK((max_key(x) == max_key(y) || (x == 0.0f && y == 0.0f)));
+      }
+      const float by_key = from_max_key(std::max(max_key(x), max_key(y)));
+      const float by_op = mx(x, y);
+      if (std::isnan(by_op)) {
+        CHECK(std::isnan(by_key));
+      } else {
+        CHECK(by_key == by_op);
+      }
+    }
   }
 }
 

@@ -67,18 +67,13 @@ __device__ __forceinline__ typename Reducer::value_type butterfly_all_reduce(
   return v;
 }
 
-/// The maximum of x over the whole warp, in every lane: one redux.sync of an order-preserving
-/// integer key (sm_80+; the butterfly before). Key: the float's bits for x >= +0, the bits with
-/// the magnitude bits flipped for negatives (so more negative is smaller as a signed integer),
-/// and INT_MAX for any NaN (above +inf: a NaN of either sign wins, as max_reducer's does; it
-/// comes back as the NaN 0x7FFFFFFF). -0 and +0 give +0 (max_reducer may keep -0; the value is
-/// the same).
+/// The maximum of x over the whole warp, in every lane: one redux.sync of the order-preserving
+/// integer key max_key (reduce/max_sum.cuh; sm_80+, the butterfly before). A NaN of either sign
+/// wins, as max_reducer's does, and comes back as the NaN 0x7FFFFFFF; -0 and +0 give +0
+/// (max_reducer may keep -0; the value is the same).
 __device__ __forceinline__ float warp_max(float x) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const int bits = __float_as_int(x);
-  const int key = x != x ? 0x7fffffff : (bits >= 0 ? bits : bits ^ 0x7fffffff);
-  const int top = __reduce_max_sync(0xffffffffu, key);
-  return __int_as_float(top >= 0 ? top : top ^ 0x7fffffff);
+  return from_max_key(__reduce_max_sync(0xffffffffu, max_key(x)));
 #else
   return butterfly_all_reduce<32>(x, max_reducer{});
 #endif

@@ -8,6 +8,8 @@
 // so that primitives/ can all-reduce any of them with the same code.
 #pragma once
 
+#include <cstring>
+
 #include <cuda/std/limits>
 
 namespace rowwise {
@@ -44,5 +46,31 @@ struct max_reducer {
     return (a > b || a != a) ? a : b;
   }
 };
+
+/// An integer key of a float whose signed order is the floats' order, for maxima taken by integer
+/// instructions (primitives/warp_all_reduce.cuh: one redux.sync per warp): the float's bits for
+/// x >= +0, the bits with the magnitude flipped for negatives (more negative, smaller), and
+/// INT_MAX for a NaN of either sign, so that a NaN wins as in max_reducer. -0 sorts just below +0.
+__host__ __device__ inline int max_key(float x) {
+#if defined(__CUDA_ARCH__)
+  const int bits = __float_as_int(x);
+#else
+  int bits;
+  std::memcpy(&bits, &x, sizeof bits);
+#endif
+  return x != x ? 0x7fffffff : (bits >= 0 ? bits : bits ^ 0x7fffffff);
+}
+
+/// The float of a max_key (the key of a NaN gives the NaN 0x7FFFFFFF).
+__host__ __device__ inline float from_max_key(int key) {
+  const int bits = key >= 0 ? key : key ^ 0x7fffffff;
+#if defined(__CUDA_ARCH__)
+  return __int_as_float(bits);
+#else
+  float x;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+#endif
+}
 
 }  // namespace rowwise
