@@ -709,6 +709,51 @@ TEST_CASE("shifted welford: a block's two-pass moments (thread shifts, warp and 
   }
 }
 
+TEST_CASE("shifted welford: a cluster's CTA summaries rebased to the first CTA's shift and added give the "
+          "two-pass statistics, also for mean 1e4 / std 1e-2",
+          "[host][operators]") {
+  // warp_all_reduce_replicated of shifted Welford summaries (a cluster's CTAs, cluster_push_reduce):
+  // rank r's CTA holds packs [r * segment, (r + 1) * segment) of the row and reduces them as a block
+  // (block_two_pass); lane r takes rank r's summary (the identity past the cluster), rebases it to
+  // lane 0's shift (rebase_summary), a butterfly over G lanes adds them, one from_two_pass.
+  seeded_rng rng("shifted welford cluster sums");
+  INFO(rng.describe());
+  for (int trial = 0; trial < 80; ++trial) {
+    const int csize = std::vector<int>{2, 3, 4, 8, 16}[static_cast<size_t>(trial % 5)];
+    const int warps = std::vector<int>{4, 8}[static_cast<size_t>((trial / 5) % 2)];
+    const int pack = 4;
+    const int64_t segment_packs = 32 * warps * 8;  // 32 values per thread
+    const int64_t n = trial < 5 ? 1 + trial : 1 + rng.index(csize * segment_packs * pack);
+    const std::vector<float> x = shifted_trial_row(trial, n, rng);
+    const two_pass ref = direct_stats(x);
+    int lanes = 1;
+    while (lanes < csize) lanes *= 2;
+    std::vector<shifted_welford_value> summary(static_cast<size_t>(lanes), shifted_welford_reducer::identity());
+    for (int r = 0; r < csize; ++r) {
+      const size_t b = std::min(x.size(), static_cast<size_t>(r * segment_packs * pack));
+      const size_t e = std::min(x.size(), static_cast<size_t>((r + 1) * segment_packs * pack));
+      if (e > b) summary[static_cast<size_t>(r)] = block_two_pass(std::vector<float>(x.begin() + b, x.begin() + e), warps, pack);
+    }
+    const float shared = summary[0].shift;
+    std::vector<rowwise::shifted_sums> sums;
+    for (const auto& v : summary) sums.push_back(shifted_welford_reducer::rebase_summary(v, shared));
+    for (size_t offset = static_cast<size_t>(lanes) / 2; offset > 0; offset /= 2)
+      for (size_t j = 0; j < offset; ++j) sums[j] = rowwise::shifted_sums_reducer{}(sums[j], sums[j + offset]);
+    const shifted_welford_value w = shifted_welford_reducer::from_two_pass(sums[0].n, shared, sums[0].q, sums[0].c);
+    INFO("trial " << trial << ", n " << n << ", cluster " << csize << ", warps " << warps);
+    check_against_two_pass(w, ref, n, rowwise_test::grown_rtol(1e-5, 23, n));
+  }
+  for (float c : {0.0f, 3.0f, -1e4f, 123.456f}) {  // a constant row stays exact through the rebase
+    INFO("constant row " << c);
+    const shifted_welford_value a = block_two_pass(std::vector<float>(4096, c), 4, 4);
+    const rowwise::shifted_sums s2 = rowwise::shifted_sums_reducer{}(shifted_welford_reducer::rebase_summary(a, a.shift),
+                                                                     shifted_welford_reducer::rebase_summary(a, a.shift));
+    const shifted_welford_value w = shifted_welford_reducer::from_two_pass(s2.n, a.shift, s2.q, s2.c);
+    CHECK(shifted_mean(w) == static_cast<double>(c));
+    CHECK(w.m2 == 0.0f);
+  }
+}
+
 TEST_CASE("shifted welford: a constant row has variance exactly 0 and its mean exactly", "[host][operators]") {
   seeded_rng rng("shifted welford constant row");
   for (float c : {0.0f, 3.0f, -1e4f, 123.456f}) {

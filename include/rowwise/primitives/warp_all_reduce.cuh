@@ -89,19 +89,17 @@ __device__ __forceinline__ float group_max(float x) {
     return butterfly_all_reduce<GroupSize>(x, max_reducer{});
 }
 
-/// Shifted Welford summaries of a replicated warp: each lane's (n, mean - S, M2) as sums relative
-/// to S = lane 0's shift (c = n d, q = M2 + n d^2 with d its mean minus S: Chan's between-group
-/// term), one sum butterfly, then from_two_pass(N, S, Q, C). Empty lanes (n = 0) add nothing; a
+/// Shifted Welford summaries of a replicated warp: each lane's summary as sums relative to S =
+/// lane 0's shift (shifted_welford_reducer::rebase_summary: c = n d, q = M2 + n d^2 with d its
+/// mean minus S), one sum butterfly, then from_two_pass(N, S, Q, C). Empty lanes (n = 0) add nothing; a
 /// NaN in any summary reaches c or q, hence the result. S is a shift of the row's data (a warp's
 /// mean), so (mean - S)^2 stays within a few times the variance and Q - C^2 / N loses no more
 /// than the block level's rebase does (registers_kernel.cuh: two_pass_moments).
 template <int GroupSize>
 __device__ __forceinline__ shifted_welford_value shifted_welford_all_reduce_replicated(shifted_welford_value v) {
   const float shared = __shfl_sync(0xffffffffu, v.shift, 0);
-  const float d = (v.shift - shared) + v.dmean;
-  const float nd = v.n * d;
-  shifted_sums t = {v.n, nd, fmaf(nd, d, v.m2)};
-  t = butterfly_all_reduce<GroupSize>(t, shifted_sums_reducer{});
+  const shifted_sums t =
+      butterfly_all_reduce<GroupSize>(shifted_welford_reducer::rebase_summary(v, shared), shifted_sums_reducer{});
   return shifted_welford_reducer::from_two_pass(t.n, shared, t.q, t.c);
 }
 

@@ -85,6 +85,17 @@ struct shifted_welford_reducer {
     return {n, fmaf(n, d, c), fmaf(d, fmaf(n, d, 2.0f * c), q)};
   }
 
+  /// A summary re-expressed as sums relative to a shift S shared with other summaries: with d its
+  /// mean minus S, (shift - S) + dmean, the sums are n, c = n d and q = M2 + n d^2 (Chan's
+  /// between-group term). Summed over summaries, from_two_pass(N, S, Q, C) gives their union with
+  /// one division (primitives/warp_all_reduce.cuh merges a cluster's CTAs so). An empty summary
+  /// gives zeros; S should be a shift of the same data (another summary's), as for rebase.
+  __host__ __device__ static shifted_sums rebase_summary(const value_type& v, float shared) {
+    const float d = (v.shift - shared) + v.dmean;
+    const float nd = v.n * d;
+    return {v.n, nd, fmaf(nd, d, v.m2)};
+  }
+
   /// The mean of a group's two-pass, rounded to fp32: s + c / n (s for an empty group). A shift
   /// that other groups share, taken from one group, is best this rounded mean.
   __host__ __device__ static float rounded_mean(const shifted_two_pass& g) {
