@@ -554,6 +554,17 @@ void check_against_two_pass(const shifted_welford_value& w, const two_pass& ref,
   }
 }
 
+// Shifted sums relative to one shared shift, added as warp_all_reduce adds them (a butterfly over
+// the next power of two of lanes, zeros past the last), then one from_two_pass around that shift.
+shifted_welford_value butterfly_summary(std::vector<rowwise::shifted_sums> sums, float shared) {
+  size_t lanes = 1;
+  while (lanes < sums.size()) lanes *= 2;
+  sums.resize(lanes, rowwise::shifted_sums{0.0f, 0.0f, 0.0f});
+  for (size_t offset = lanes / 2; offset > 0; offset /= 2)
+    for (size_t j = 0; j < offset; ++j) sums[j] = rowwise::shifted_sums_reducer{}(sums[j], sums[j + offset]);
+  return shifted_welford_reducer::from_two_pass(sums[0].n, shared, sums[0].q, sums[0].c);
+}
+
 }  // namespace
 
 TEST_CASE("shifted welford: identity is neutral exactly; an empty two-pass is the identity", "[host][operators]") {
@@ -605,21 +616,14 @@ TEST_CASE("shifted welford: groups' sums rebased to one shared shift and added (
     const std::vector<float> x = shifted_trial_row(trial, n, rng);
     const two_pass ref = direct_stats(x);
     const size_t groups = (x.size() + group - 1) / group;
-    size_t lanes = 1;
-    while (lanes < groups) lanes *= 2;
-    std::vector<rowwise::shifted_sums> sums(lanes, rowwise::shifted_sums{0.0f, 0.0f, 0.0f});
+    std::vector<rowwise::shifted_sums> sums;
     float shared = 0.0f;
     for (size_t k = 0; k < groups; ++k) {
       const group_sums g = group_two_pass(x, k * group, std::min(x.size(), (k + 1) * group));
       if (k == 0) shared = g.shift;
-      sums[k] = shifted_welford_reducer::rebase(g.n, g.shift, g.c, g.q, shared);
+      sums.push_back(shifted_welford_reducer::rebase(g.n, g.shift, g.c, g.q, shared));
     }
-    for (size_t offset = lanes / 2; offset > 0; offset /= 2) {
-      for (size_t j = 0; j < offset; ++j) {
-        sums[j] = {sums[j].n + sums[j + offset].n, sums[j].c + sums[j + offset].c, sums[j].q + sums[j + offset].q};
-      }
-    }
-    const shifted_welford_value w = shifted_welford_reducer::from_two_pass(sums[0].n, shared, sums[0].q, sums[0].c);
+    const shifted_welford_value w = butterfly_summary(sums, shared);
     INFO("trial " << trial << ", n " << n << ", group " << group);
     check_against_two_pass(w, ref, n, rowwise_test::grown_rtol(1e-5, 23, n));
   }
@@ -726,9 +730,7 @@ TEST_CASE("shifted welford: a cluster's CTA summaries rebased to the first CTA's
     const int64_t n = trial < 5 ? 1 + trial : 1 + rng.index(csize * segment_packs * pack);
     const std::vector<float> x = shifted_trial_row(trial, n, rng);
     const two_pass ref = direct_stats(x);
-    int lanes = 1;
-    while (lanes < csize) lanes *= 2;
-    std::vector<shifted_welford_value> summary(static_cast<size_t>(lanes), shifted_welford_reducer::identity());
+    std::vector<shifted_welford_value> summary(static_cast<size_t>(csize), shifted_welford_reducer::identity());
     for (int r = 0; r < csize; ++r) {
       const size_t b = std::min(x.size(), static_cast<size_t>(r * segment_packs * pack));
       const size_t e = std::min(x.size(), static_cast<size_t>((r + 1) * segment_packs * pack));
@@ -737,9 +739,7 @@ TEST_CASE("shifted welford: a cluster's CTA summaries rebased to the first CTA's
     const float shared = summary[0].shift;
     std::vector<rowwise::shifted_sums> sums;
     for (const auto& v : summary) sums.push_back(shifted_welford_reducer::rebase_summary(v, shared));
-    for (size_t offset = static_cast<size_t>(lanes) / 2; offset > 0; offset /= 2)
-      for (size_t j = 0; j < offset; ++j) sums[j] = rowwise::shifted_sums_reducer{}(sums[j], sums[j + offset]);
-    const shifted_welford_value w = shifted_welford_reducer::from_two_pass(sums[0].n, shared, sums[0].q, sums[0].c);
+    const shifted_welford_value w = butterfly_summary(sums, shared);  // identity lanes past the cluster: zeros
     INFO("trial " << trial << ", n " << n << ", cluster " << csize << ", warps " << warps);
     check_against_two_pass(w, ref, n, rowwise_test::grown_rtol(1e-5, 23, n));
   }

@@ -29,7 +29,7 @@
 //   operands do not change, are taken over the whole warp by redux. Shifted Welford summaries
 //   (a cluster's CTAs' LayerNorm moments) are re-expressed relative to one shared shift, lane 0's
 //   (every group's first operand), and their sums added by one butterfly, with one division at
-//   the end (shifted_welford_reducer::rebase / from_two_pass): the same summary up to rounding as
+//   the end (shifted_welford_reducer::rebase_summary / from_two_pass): the same summary up to rounding as
 //   the pairwise Chan merges, each of which divides and tests both sides for emptiness.
 //
 // Why not cub::WarpReduce: it delivers the aggregate to lane 0 only, and a broadcast afterwards
