@@ -637,7 +637,7 @@ namespace {
 // rebases its lanes' sums to its first lane's rounded mean and adds them (a butterfly: here a sum
 // in lane order, which rounds alike up to reassociation); the block rebases its warps' sums to the
 // first warp's rounded mean (two_pass_moments with thread shifts).
-shifted_welford_value block_two_pass(const std::vector<float>& x, int warps, int pack) {
+rowwise::shifted_two_pass block_two_pass_sums(const std::vector<float>& x, int warps, int pack) {
   const int threads = 32 * warps;
   std::vector<rowwise::shifted_two_pass> lane(static_cast<size_t>(threads), rowwise::shifted_two_pass{0, 0, 0, 0});
   for (int t = 0; t < threads; ++t) {
@@ -675,7 +675,13 @@ shifted_welford_value block_two_pass(const std::vector<float>& x, int warps, int
   rowwise::shifted_sums all{0.0f, 0.0f, 0.0f};
   for (const auto& g : warp)
     all = rowwise::shifted_sums_reducer{}(all, shifted_welford_reducer::rebase(g.n, g.s, g.c, g.q, first));
-  return shifted_welford_reducer::from_two_pass(all.n, first, all.q, all.c);
+  return {all.n, first, all.c, all.q};
+}
+
+// The block's sums (block_two_pass_sums) as the row's summary: one from_two_pass.
+shifted_welford_value block_two_pass(const std::vector<float>& x, int warps, int pack) {
+  const rowwise::shifted_two_pass t = block_two_pass_sums(x, warps, pack);
+  return shifted_welford_reducer::from_two_pass(t.n, t.s, t.q, t.c);
 }
 
 }  // namespace
@@ -752,6 +758,104 @@ TEST_CASE("shifted welford: a cluster's CTA summaries rebased to the first CTA's
     CHECK(shifted_mean(w) == static_cast<double>(c));
     CHECK(w.m2 == 0.0f);
   }
+}
+
+TEST_CASE("shifted two-pass sums: a cluster's CTA sums rebased to the first CTA's shift and added give the "
+          "two-pass statistics, also for mean 1e4 / std 1e-2",
+          "[host][operators]") {
+  // warp_all_reduce_replicated of shifted_two_pass_reducer (a cluster's CTAs, cluster_push_reduce):
+  // rank r's CTA holds packs [r * segment, (r + 1) * segment) of the row and sums them as a block
+  // (block_two_pass_sums, no division); lane r takes rank r's sums (the identity past the cluster),
+  // rebases them to lane 0's shift (empty lanes add zeros), a butterfly over G lanes adds them, one
+  // from_two_pass.
+  seeded_rng rng("shifted two-pass cluster sums");
+  INFO(rng.describe());
+  for (int trial = 0; trial < 80; ++trial) {
+    const int csize = std::vector<int>{2, 3, 4, 8, 16}[static_cast<size_t>(trial % 5)];
+    const int warps = std::vector<int>{4, 8}[static_cast<size_t>((trial / 5) % 2)];
+    const int pack = 4;
+    const int64_t segment_packs = 32 * warps * 8;  // 32 values per thread
+    const int64_t n = trial < 5 ? 1 + trial : 1 + rng.index(csize * segment_packs * pack);
+    const std::vector<float> x = shifted_trial_row(trial, n, rng);
+    const two_pass ref = direct_stats(x);
+    std::vector<rowwise::shifted_two_pass> cta(static_cast<size_t>(csize), rowwise::shifted_two_pass_reducer::identity());
+    for (int r = 0; r < csize; ++r) {
+      const size_t b = std::min(x.size(), static_cast<size_t>(r * segment_packs * pack));
+      const size_t e = std::min(x.size(), static_cast<size_t>((r + 1) * segment_packs * pack));
+      if (e > b) cta[static_cast<size_t>(r)] = block_two_pass_sums(std::vector<float>(x.begin() + b, x.begin() + e), warps, pack);
+    }
+    const float shared = cta[0].s;
+    std::vector<rowwise::shifted_sums> sums;
+    for (const auto& v : cta)
+      sums.push_back(v.n > 0.0f ? shifted_welford_reducer::rebase(v.n, v.s, v.c, v.q, shared)
+                                : rowwise::shifted_sums_reducer::identity());
+    const shifted_welford_value w = butterfly_summary(sums, shared);  // identity lanes past the cluster: zeros
+    INFO("trial " << trial << ", n " << n << ", cluster " << csize << ", warps " << warps);
+    check_against_two_pass(w, ref, n, rowwise_test::grown_rtol(1e-5, 23, n));
+  }
+  for (float c : {0.0f, 3.0f, -1e4f, 123.456f}) {  // a constant row stays exact through the rebase
+    INFO("constant row " << c);
+    const rowwise::shifted_two_pass a = block_two_pass_sums(std::vector<float>(4096, c), 4, 4);
+    const rowwise::shifted_two_pass s2 = rowwise::shifted_two_pass_reducer{}(a, a);
+    const shifted_welford_value w = shifted_welford_reducer::from_two_pass(s2.n, s2.s, s2.q, s2.c);
+    CHECK(shifted_mean(w) == static_cast<double>(c));
+    CHECK(w.m2 == 0.0f);
+  }
+}
+
+TEST_CASE("shifted two-pass sums: merged pairwise in any order give the two-pass statistics; the identity is "
+          "neutral exactly",
+          "[host][operators]") {
+  const rowwise::shifted_two_pass_reducer op;
+  const rowwise::shifted_two_pass id = rowwise::shifted_two_pass_reducer::identity();
+  const rowwise::shifted_two_pass a{3.0f, 1e4f, 1e-3f, 2e-4f};
+  for (const rowwise::shifted_two_pass r : {op(id, a), op(a, id)}) {
+    CHECK(r.n == a.n);
+    CHECK(r.s == a.s);
+    CHECK(r.c == a.c);
+    CHECK(r.q == a.q);
+  }
+  seeded_rng rng("shifted two-pass pairwise");
+  INFO(rng.describe());
+  for (int trial = 0; trial < 60; ++trial) {
+    const int64_t n = trial < 3 ? 1 + trial : 1 + rng.index(8192);
+    const std::vector<float> x = shifted_trial_row(trial, n, rng);
+    const two_pass ref = direct_stats(x);
+    const size_t group = std::vector<size_t>{8, 32, 256}[static_cast<size_t>(trial % 3)];
+    std::vector<rowwise::shifted_two_pass> leaves;
+    for (size_t b = 0; b < x.size(); b += group) {
+      const group_sums g = group_two_pass(x, b, std::min(x.size(), b + group));
+      leaves.push_back({g.n, g.shift, g.c, g.q});
+    }
+    const double rtol = rowwise_test::grown_rtol(1e-5, 23, n);
+    for (const auto& [name, t] : all_orders<rowwise::shifted_two_pass_reducer>(leaves, rng)) {
+      INFO("trial " << trial << ", n " << n << ", group " << group << ", " << name);
+      check_against_two_pass(shifted_welford_reducer::from_two_pass(t.n, t.s, t.q, t.c), ref, n, rtol);
+    }
+  }
+}
+
+TEST_CASE("shifted welford: a block whose first lane's values are all far out keeps the two-pass statistics",
+          "[host][operators]") {
+  // The block's shared shift is warp 0's rounded mean, not its first lane's mean or first value:
+  // what Q - C^2 / N loses grows with (mean - S)^2 / variance, and an adversary can put every value
+  // of lane 0 (packs 0, threads, 2 threads, ...) far from the rest. With S = warp 0's first lane's
+  // mean instead, 16 warps of 32 values ran at 1.5e-4 relative variance error for lane-0 values of
+  // 1e3 (session 28), over the tolerance.
+  seeded_rng rng("shifted welford far first lane");
+  INFO(rng.describe());
+  for (int warps : {4, 8, 16})
+    for (int pack : {4, 8})
+      for (double far : {10.0, 100.0, 1e3, 1e4}) {
+        const int threads = 32 * warps;
+        std::vector<float> x(static_cast<size_t>(threads) * 32);
+        for (float& v : x) v = static_cast<float>(rng.normal(0.0, 1.0));
+        for (size_t p = 0; p * pack < x.size(); p += static_cast<size_t>(threads))
+          for (int j = 0; j < pack; ++j) x[p * pack + j] = static_cast<float>(far + rng.normal(0.0, 1.0));
+        INFO("warps " << warps << ", pack " << pack << ", lane 0 at " << far);
+        const int64_t n = static_cast<int64_t>(x.size());
+        check_against_two_pass(block_two_pass(x, warps, pack), direct_stats(x), n, rowwise_test::grown_rtol(1e-5, 23, n));
+      }
 }
 
 TEST_CASE("shifted welford: a constant row has variance exactly 0 and its mean exactly", "[host][operators]") {

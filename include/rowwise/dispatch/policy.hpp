@@ -270,6 +270,17 @@ constexpr bool two_pass_thread_shifts(int elem_bytes, int regs, bool staged) {
   return elem_bytes == 4 || (staged && regs >= 128);
 }
 
+/// Whether the CTAs of a cluster that shares a two-pass op's row (layer_norm) exchange their raw
+/// two-pass sums (count, shift, sum of x - shift, sum of (x - shift)^2; merged by rebasing to the
+/// first CTA's shift) rather than Welford summaries (mean and M2, each CTA dividing before it
+/// sends): the row's one division then comes after the exchange, out of the chain before it
+/// (kernels/registers_kernel.cuh: two_pass_moments). Measured on the H200 (bench/NOTES.md session
+/// 28, builds alternated, graph of 100 calls): fp32 layer_norm 1 x 8192 (a cluster of 2) 1.995 ->
+/// 1.941 us per call, 1 / 16 x 4096 -0.02 us, large shapes within their spread. In 16-bit
+/// instances the same change moved ptxas's allocation instead (bf16 1024 x 65536 76.2 -> 78.1 us,
+/// 4096 x 16384 70.4 -> 71.1, 1 / 16 / 128 x 4096 +0.03-0.05 us), so they keep the summaries.
+constexpr bool two_pass_cluster_sums(int elem_bytes) { return elem_bytes == 4; }
+
 /// Many 16-bit rows of an op with two weight vectors (layer_norm) that clustered_rows_rules split
 /// over a cluster (32-value segments) read their weights from global memory at the write-back
 /// instead of a column stage, although their grid is persistent. Measured on the H200

@@ -52,15 +52,18 @@ struct op_two_pass<Op, std::enable_if_t<Op::two_pass>> : std::true_type {};
 /// mean of part of the row, so (mean - S)^2 is at most (parts) times the variance and the
 /// subtraction loses at most that factor of rounding (the argument of the shifted-data
 /// algorithm; no sum of squares of raw values is ever formed). A row over a cluster merges the
-/// CTAs' results as shifted Welford summaries (Chan).
+/// CTAs' results: as raw sums rebased to the first CTA's shift when ClusterSums (fp32 rows: the
+/// one division after the exchange, dispatch/policy.hpp: two_pass_cluster_sums), else as shifted
+/// Welford summaries (each CTA divides before it sends).
 /// This replaced a block all-reduce of the warps' Welford summaries (a butterfly of pairwise
 /// merges, each with a division and tests for empty sides: ~120 instructions per warp of
 /// layer_norm's ~900, bench/NOTES.md 21). Result in every thread of the row, bit-identical.
 /// The row's shape rules and its cluster step are row_all_reduce's (`rows`); `storage` and `step`
 /// follow its rules (start through `start`; finish is the row's cluster finish).
-template <int G, int Block>
+template <int G, int Block, bool ClusterSums>
 struct two_pass_moments {
-  using rows = row_all_reduce<G, Block, shifted_welford_reducer>;
+  using cluster_reducer = std::conditional_t<ClusterSums, shifted_two_pass_reducer, shifted_welford_reducer>;
+  using rows = row_all_reduce<G, Block, cluster_reducer>;
   static constexpr int group = G < 32 ? G : 32;
   static constexpr bool whole_block = rows::whole_block;
   static constexpr int warps = Block / 32 > 0 ? Block / 32 : 1;
@@ -111,7 +114,7 @@ struct two_pass_moments {
   template <bool RoundedFirst>
   __device__ __forceinline__ static shifted_welford_value combine(const shifted_two_pass& warp, storage& s,
                                                                   int64_t step) {
-    shifted_welford_value cta;
+    shifted_two_pass cta = warp;  // the CTA's sums around its shift
     if constexpr (whole_block) {
       shifted_two_pass* part = s.part[step & 1];
       if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = warp;
@@ -127,21 +130,29 @@ struct two_pass_moments {
         mine = shifted_welford_reducer::rebase(m.n, m.s, m.c, m.q, first);
       }
       const shifted_sums all = warp_all_reduce<lanes>(mine, shifted_sums_reducer{});
-      cta = shifted_welford_reducer::from_two_pass<!RoundedFirst>(all.n, first, all.q, all.c);
-    } else {
-      cta = shifted_welford_reducer::from_two_pass<!RoundedFirst>(warp.n, warp.s, warp.q, warp.c);
+      cta = {all.n, first, all.c, all.q};
     }
-    return rows::reduce_cta_values(cta, s.cluster, step);  // over the cluster, if any
+    if constexpr (ClusterSums) {
+      const shifted_two_pass row = rows::reduce_cta_values(cta, s.cluster, step);  // over the cluster, if any
+      return shifted_welford_reducer::from_two_pass<!RoundedFirst>(row.n, row.s, row.q, row.c);
+    } else {
+      return rows::reduce_cta_values(
+          shifted_welford_reducer::from_two_pass<!RoundedFirst>(cta.n, cta.s, cta.q, cta.c), s.cluster, step);
+    }
   }
 };
 
-template <class Op, int G, int Block, bool = op_two_pass<Op>::value>
+/// The two_pass_moments of a registers kernel over rows of T.
+template <class T, int G, int Block>
+using two_pass_moments_for = two_pass_moments<G, Block, dispatch::two_pass_cluster_sums(static_cast<int>(sizeof(T)))>;
+
+template <class Op, class T, int G, int Block, bool = op_two_pass<Op>::value>
 struct two_pass_storage {
   using type = char;
 };
-template <class Op, int G, int Block>
-struct two_pass_storage<Op, G, Block, true> {
-  using type = typename two_pass_moments<G, Block>::storage;
+template <class Op, class T, int G, int Block>
+struct two_pass_storage<Op, T, G, Block, true> {
+  using type = typename two_pass_moments_for<T, G, Block>::storage;
 };
 
 /// The kernel's register cap (dispatch/policy.hpp), the CTAs per SM it allows, and whether the
@@ -203,7 +214,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 
   // Two-pass ops reduce through smem_moments only.
   __shared__ std::conditional_t<op_two_pass<Op>::value, char, typename row_reduce::storage> smem;
-  __shared__ typename two_pass_storage<Op, G, Block>::type smem_moments;
+  __shared__ typename two_pass_storage<Op, T, G, Block>::type smem_moments;
   extern __shared__ __align__(16) unsigned char dynamic_smem[];  // the column stage, if planned
 
   const int lane = static_cast<int>(threadIdx.x) % G;
@@ -213,7 +224,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   const int64_t step = static_cast<int64_t>(per_cluster(gridDim.x, csize)) * rows_per_step;
 
   if constexpr (op_two_pass<Op>::value)
-    two_pass_moments<G, Block>::start(smem_moments);
+    two_pass_moments_for<T, G, Block>::start(smem_moments);
   else
     row_reduce::start(smem);
   using stage = column_stage<Op, N, K, Block>;
@@ -293,7 +304,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     }
 
     const auto st = [&] {
-      using moments = two_pass_moments<G, Block>;
+      using moments = two_pass_moments_for<T, G, Block>;
       if constexpr (!op_two_pass<Op>::value) {
         const value mine = op.partial_in_place(v, ok);
         return op.finalize_in_place(row_reduce::reduce(mine, smem, it), mine);

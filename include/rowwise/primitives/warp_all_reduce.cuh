@@ -31,6 +31,8 @@
 //   (every group's first operand), and their sums added by one butterfly, with one division at
 //   the end (shifted_welford_reducer::rebase_summary / from_two_pass): the same summary up to rounding as
 //   the pairwise Chan merges, each of which divides and tests both sides for emptiness.
+//   Raw two-pass sums (shifted_two_pass_reducer) are rebased to lane 0's shift and added the
+//   same way, without the division: the caller divides once (from_two_pass).
 //
 // Why not cub::WarpReduce: it delivers the aggregate to lane 0 only, and a broadcast afterwards
 // costs another shuffle round per word; the xor butterfly gives every lane the result in log2(G)
@@ -103,6 +105,19 @@ __device__ __forceinline__ shifted_welford_value shifted_welford_all_reduce_repl
   return shifted_welford_reducer::from_two_pass(t.n, shared, t.q, t.c);
 }
 
+/// Exact two-pass sums of a replicated warp (shifted_two_pass_reducer: a cluster's CTAs' row
+/// sums): each lane's sums re-expressed relative to S = lane 0's shift (shifted_welford_reducer::
+/// rebase), one sum butterfly; the result is relative to S, undivided. Empty lanes (n = 0: padding
+/// past the cluster) add zeros whatever their shift. S is a shift of the row's data, as above.
+template <int GroupSize>
+__device__ __forceinline__ shifted_two_pass shifted_two_pass_all_reduce_replicated(shifted_two_pass v) {
+  const float shared = __shfl_sync(0xffffffffu, v.s, 0);
+  const shifted_sums mine = v.n > 0.0f ? shifted_welford_reducer::rebase(v.n, v.s, v.c, v.q, shared)
+                                       : shifted_sums_reducer::identity();
+  const shifted_sums t = butterfly_all_reduce<GroupSize>(mine, shifted_sums_reducer{});
+  return {t.n, shared, t.c, t.q};
+}
+
 /// online_softmax_reducer in two steps: max of m, then the sum of each lane's d rescaled to it.
 /// Semantics as the pairwise merge: an all -inf (or empty) group gives (-inf, sum of d) = (-inf,
 /// 0); a NaN d survives (NaN * anything); a +inf m makes every finite side's factor 0 and its own
@@ -130,6 +145,8 @@ __device__ __forceinline__ typename Reducer::value_type all_reduce(typename Redu
     return group_max<GroupSize, max_lanes>(v);
   else if constexpr (Replicated && GroupSize > 1 && std::is_same_v<Reducer, shifted_welford_reducer>)
     return shifted_welford_all_reduce_replicated<GroupSize>(v);
+  else if constexpr (Replicated && GroupSize > 1 && std::is_same_v<Reducer, shifted_two_pass_reducer>)
+    return shifted_two_pass_all_reduce_replicated<GroupSize>(v);
   else
     return butterfly_all_reduce<GroupSize>(v, op);
 }

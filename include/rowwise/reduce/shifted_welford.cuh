@@ -121,6 +121,22 @@ struct shifted_welford_reducer {
   }
 };
 
+/// Exact two-pass sums (shifted_two_pass) as a reduction: the union's sums relative to the left
+/// operand's shift (b rebased to it, then added). An empty side returns the other exactly.
+/// The CTAs of a cluster exchange their rows' sums in this form (registers_kernel.cuh:
+/// two_pass_moments), so that no division sits before the exchange: the row's one division is
+/// from_two_pass after it.
+struct shifted_two_pass_reducer {
+  using value_type = shifted_two_pass;
+  __host__ __device__ static value_type identity() { return {0.0f, 0.0f, 0.0f, 0.0f}; }
+  __host__ __device__ value_type operator()(value_type a, value_type b) const {
+    if (a.n == 0.0f) return b;
+    if (b.n == 0.0f) return a;
+    const shifted_sums r = shifted_welford_reducer::rebase(b.n, b.s, b.c, b.q, a.s);
+    return {a.n + r.n, a.s, a.c + r.c, a.q + r.q};
+  }
+};
+
 /// Population variance (divisor n); 0 for an empty set. On the device by __fdividef, as
 /// welford_variance.
 __host__ __device__ inline float shifted_welford_variance(shifted_welford_value v) {
