@@ -719,56 +719,31 @@ TEST_CASE("shifted welford: a block's two-pass moments (thread shifts, warp and 
   }
 }
 
-TEST_CASE("shifted welford: a cluster's CTA summaries rebased to the first CTA's shift and added give the "
-          "two-pass statistics, also for mean 1e4 / std 1e-2",
+TEST_CASE("shifted welford: a cluster's CTA results rebased to the first CTA's shift and added give the "
+          "two-pass statistics, as summaries and as raw sums, also for mean 1e4 / std 1e-2",
           "[host][operators]") {
-  // warp_all_reduce_replicated of shifted Welford summaries (a cluster's CTAs, cluster_push_reduce):
-  // rank r's CTA holds packs [r * segment, (r + 1) * segment) of the row and reduces them as a block
-  // (block_two_pass); lane r takes rank r's summary (the identity past the cluster), rebases it to
-  // lane 0's shift (rebase_summary), a butterfly over G lanes adds them, one from_two_pass.
-  seeded_rng rng("shifted welford cluster sums");
-  INFO(rng.describe());
-  for (int trial = 0; trial < 80; ++trial) {
-    const int csize = std::vector<int>{2, 3, 4, 8, 16}[static_cast<size_t>(trial % 5)];
-    const int warps = std::vector<int>{4, 8}[static_cast<size_t>((trial / 5) % 2)];
-    const int pack = 4;
-    const int64_t segment_packs = 32 * warps * 8;  // 32 values per thread
-    const int64_t n = trial < 5 ? 1 + trial : 1 + rng.index(csize * segment_packs * pack);
-    const std::vector<float> x = shifted_trial_row(trial, n, rng);
-    const two_pass ref = direct_stats(x);
-    std::vector<shifted_welford_value> summary(static_cast<size_t>(csize), shifted_welford_reducer::identity());
-    for (int r = 0; r < csize; ++r) {
-      const size_t b = std::min(x.size(), static_cast<size_t>(r * segment_packs * pack));
-      const size_t e = std::min(x.size(), static_cast<size_t>((r + 1) * segment_packs * pack));
-      if (e > b) summary[static_cast<size_t>(r)] = block_two_pass(std::vector<float>(x.begin() + b, x.begin() + e), warps, pack);
-    }
-    const float shared = summary[0].shift;
+  // warp_all_reduce_replicated over a cluster's CTAs (cluster_push_reduce): rank r's CTA holds packs
+  // [r * segment, (r + 1) * segment) of the row and sums them as a block (block_two_pass_sums);
+  // lane r takes rank r's result (the identity past the cluster) and rebases it to lane 0's shift,
+  // a butterfly over G lanes adds them, one from_two_pass. Two forms of the result a CTA pushes
+  // (dispatch::two_pass_cluster_sums): 16-bit rows a shifted Welford summary (the CTA divides
+  // first; rebase_summary), fp32 rows its raw sums (shifted_two_pass_reducer; empty lanes add zeros).
+  const auto summaries = [](const std::vector<rowwise::shifted_two_pass>& cta) {
+    const shifted_welford_value first = shifted_welford_reducer::from_two_pass(cta[0].n, cta[0].s, cta[0].q, cta[0].c);
     std::vector<rowwise::shifted_sums> sums;
-    for (const auto& v : summary) sums.push_back(shifted_welford_reducer::rebase_summary(v, shared));
-    const shifted_welford_value w = butterfly_summary(sums, shared);  // identity lanes past the cluster: zeros
-    INFO("trial " << trial << ", n " << n << ", cluster " << csize << ", warps " << warps);
-    check_against_two_pass(w, ref, n, rowwise_test::grown_rtol(1e-5, 23, n));
-  }
-  for (float c : {0.0f, 3.0f, -1e4f, 123.456f}) {  // a constant row stays exact through the rebase
-    INFO("constant row " << c);
-    const shifted_welford_value a = block_two_pass(std::vector<float>(4096, c), 4, 4);
-    const rowwise::shifted_sums s2 = rowwise::shifted_sums_reducer{}(shifted_welford_reducer::rebase_summary(a, a.shift),
-                                                                     shifted_welford_reducer::rebase_summary(a, a.shift));
-    const shifted_welford_value w = shifted_welford_reducer::from_two_pass(s2.n, a.shift, s2.q, s2.c);
-    CHECK(shifted_mean(w) == static_cast<double>(c));
-    CHECK(w.m2 == 0.0f);
-  }
-}
-
-TEST_CASE("shifted two-pass sums: a cluster's CTA sums rebased to the first CTA's shift and added give the "
-          "two-pass statistics, also for mean 1e4 / std 1e-2",
-          "[host][operators]") {
-  // warp_all_reduce_replicated of shifted_two_pass_reducer (a cluster's CTAs, cluster_push_reduce):
-  // rank r's CTA holds packs [r * segment, (r + 1) * segment) of the row and sums them as a block
-  // (block_two_pass_sums, no division); lane r takes rank r's sums (the identity past the cluster),
-  // rebases them to lane 0's shift (empty lanes add zeros), a butterfly over G lanes adds them, one
-  // from_two_pass.
-  seeded_rng rng("shifted two-pass cluster sums");
+    for (const auto& t : cta)
+      sums.push_back(shifted_welford_reducer::rebase_summary(
+          shifted_welford_reducer::from_two_pass(t.n, t.s, t.q, t.c), first.shift));
+    return butterfly_summary(sums, first.shift);  // identity lanes past the cluster: zeros
+  };
+  const auto raw_sums = [](const std::vector<rowwise::shifted_two_pass>& cta) {
+    std::vector<rowwise::shifted_sums> sums;
+    for (const auto& t : cta)
+      sums.push_back(t.n > 0.0f ? shifted_welford_reducer::rebase(t.n, t.s, t.c, t.q, cta[0].s)
+                                : rowwise::shifted_sums_reducer::identity());
+    return butterfly_summary(sums, cta[0].s);
+  };
+  seeded_rng rng("shifted welford cluster sums");
   INFO(rng.describe());
   for (int trial = 0; trial < 80; ++trial) {
     const int csize = std::vector<int>{2, 3, 4, 8, 16}[static_cast<size_t>(trial % 5)];
@@ -784,22 +759,22 @@ TEST_CASE("shifted two-pass sums: a cluster's CTA sums rebased to the first CTA'
       const size_t e = std::min(x.size(), static_cast<size_t>((r + 1) * segment_packs * pack));
       if (e > b) cta[static_cast<size_t>(r)] = block_two_pass_sums(std::vector<float>(x.begin() + b, x.begin() + e), warps, pack);
     }
-    const float shared = cta[0].s;
-    std::vector<rowwise::shifted_sums> sums;
-    for (const auto& v : cta)
-      sums.push_back(v.n > 0.0f ? shifted_welford_reducer::rebase(v.n, v.s, v.c, v.q, shared)
-                                : rowwise::shifted_sums_reducer::identity());
-    const shifted_welford_value w = butterfly_summary(sums, shared);  // identity lanes past the cluster: zeros
     INFO("trial " << trial << ", n " << n << ", cluster " << csize << ", warps " << warps);
-    check_against_two_pass(w, ref, n, rowwise_test::grown_rtol(1e-5, 23, n));
+    const double rtol = rowwise_test::grown_rtol(1e-5, 23, n);
+    check_against_two_pass(summaries(cta), ref, n, rtol);
+    check_against_two_pass(raw_sums(cta), ref, n, rtol);
   }
   for (float c : {0.0f, 3.0f, -1e4f, 123.456f}) {  // a constant row stays exact through the rebase
     INFO("constant row " << c);
     const rowwise::shifted_two_pass a = block_two_pass_sums(std::vector<float>(4096, c), 4, 4);
-    const rowwise::shifted_two_pass s2 = rowwise::shifted_two_pass_reducer{}(a, a);
-    const shifted_welford_value w = shifted_welford_reducer::from_two_pass(s2.n, s2.s, s2.q, s2.c);
-    CHECK(shifted_mean(w) == static_cast<double>(c));
-    CHECK(w.m2 == 0.0f);
+    for (const shifted_welford_value w : {summaries({a, a}), raw_sums({a, a}),
+                                          [&] {
+                                            const rowwise::shifted_two_pass t = rowwise::shifted_two_pass_reducer{}(a, a);
+                                            return shifted_welford_reducer::from_two_pass(t.n, t.s, t.q, t.c);
+                                          }()}) {
+      CHECK(shifted_mean(w) == static_cast<double>(c));
+      CHECK(w.m2 == 0.0f);
+    }
   }
 }
 
