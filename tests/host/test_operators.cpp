@@ -577,13 +577,23 @@ TEST_CASE("shifted welford: identity is neutral exactly; an empty two-pass is th
     CHECK(r.dmean == a.dmean);
     CHECK(r.m2 == a.m2);
   }
+  const rowwise::shifted_two_pass_reducer sums_op;  // raw two-pass sums: the same for its identity
+  const rowwise::shifted_two_pass sums_id = rowwise::shifted_two_pass_reducer::identity();
+  const rowwise::shifted_two_pass t{3.0f, 1e4f, 1e-3f, 2e-4f};
+  for (const rowwise::shifted_two_pass r : {sums_op(sums_id, t), sums_op(t, sums_id)}) {
+    CHECK(r.n == t.n);
+    CHECK(r.s == t.s);
+    CHECK(r.c == t.c);
+    CHECK(r.q == t.q);
+  }
   const shifted_welford_value e = shifted_welford_reducer::from_two_pass(0.0f, 5.0f, 1.0f, 1.0f);
   CHECK(e.n == 0.0f);
   CHECK(rowwise::shifted_welford_variance(e) == 0.0f);
   CHECK(rowwise::shifted_welford_variance(id) == 0.0f);
 }
 
-TEST_CASE("shifted welford: groups merged in any order give the two-pass statistics, also for mean 1e4 / std 1e-2",
+TEST_CASE("shifted welford: groups merged in any order give the two-pass statistics, as summaries and as raw sums, "
+          "also for mean 1e4 / std 1e-2",
           "[host][operators]") {
   // Unlike plain Welford (previous cases), the merged mean is kept as shift + offset, so rows
   // whose mean dwarfs their spread keep full fp32 accuracy relative to the spread, in any order.
@@ -598,6 +608,17 @@ TEST_CASE("shifted welford: groups merged in any order give the two-pass statist
     for (const auto& [name, w] : all_orders<shifted_welford_reducer>(shifted_leaves(x, group), rng)) {
       INFO("trial " << trial << ", n " << n << ", group " << group << ", " << name);
       check_against_two_pass(w, ref, n, rtol);
+    }
+    // The same groups as raw two-pass sums (shifted_two_pass_reducer: each merge rebases the right
+    // operand to the left one's shift), one division at the end.
+    std::vector<rowwise::shifted_two_pass> sums;
+    for (size_t b = 0; b < x.size(); b += group) {
+      const group_sums g = group_two_pass(x, b, std::min(x.size(), b + group));
+      sums.push_back({g.n, g.shift, g.c, g.q});
+    }
+    for (const auto& [name, t] : all_orders<rowwise::shifted_two_pass_reducer>(sums, rng)) {
+      INFO("trial " << trial << ", n " << n << ", group " << group << ", raw sums, " << name);
+      check_against_two_pass(shifted_welford_reducer::from_two_pass(t.n, t.s, t.q, t.c), ref, n, rtol);
     }
   }
 }
@@ -774,38 +795,6 @@ TEST_CASE("shifted welford: a cluster's CTA results rebased to the first CTA's s
                                           }()}) {
       CHECK(shifted_mean(w) == static_cast<double>(c));
       CHECK(w.m2 == 0.0f);
-    }
-  }
-}
-
-TEST_CASE("shifted two-pass sums: merged pairwise in any order give the two-pass statistics; the identity is "
-          "neutral exactly",
-          "[host][operators]") {
-  const rowwise::shifted_two_pass_reducer op;
-  const rowwise::shifted_two_pass id = rowwise::shifted_two_pass_reducer::identity();
-  const rowwise::shifted_two_pass a{3.0f, 1e4f, 1e-3f, 2e-4f};
-  for (const rowwise::shifted_two_pass r : {op(id, a), op(a, id)}) {
-    CHECK(r.n == a.n);
-    CHECK(r.s == a.s);
-    CHECK(r.c == a.c);
-    CHECK(r.q == a.q);
-  }
-  seeded_rng rng("shifted two-pass pairwise");
-  INFO(rng.describe());
-  for (int trial = 0; trial < 60; ++trial) {
-    const int64_t n = trial < 3 ? 1 + trial : 1 + rng.index(8192);
-    const std::vector<float> x = shifted_trial_row(trial, n, rng);
-    const two_pass ref = direct_stats(x);
-    const size_t group = std::vector<size_t>{8, 32, 256}[static_cast<size_t>(trial % 3)];
-    std::vector<rowwise::shifted_two_pass> leaves;
-    for (size_t b = 0; b < x.size(); b += group) {
-      const group_sums g = group_two_pass(x, b, std::min(x.size(), b + group));
-      leaves.push_back({g.n, g.shift, g.c, g.q});
-    }
-    const double rtol = rowwise_test::grown_rtol(1e-5, 23, n);
-    for (const auto& [name, t] : all_orders<rowwise::shifted_two_pass_reducer>(leaves, rng)) {
-      INFO("trial " << trial << ", n " << n << ", group " << group << ", " << name);
-      check_against_two_pass(shifted_welford_reducer::from_two_pass(t.n, t.s, t.q, t.c), ref, n, rtol);
     }
   }
 }
