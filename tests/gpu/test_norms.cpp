@@ -69,6 +69,8 @@ enum class norm_input {
   constant,    // every element one value (LayerNorm: var = 0, rstd = 1/sqrt(eps))
   subnormal,   // subnormal magnitudes of T (fp16: subnormals and the smallest normals)
   mixed,       // row by row: random, 120 among N(0,1), uniform +-100, large mean, subnormal, constant
+  far_lanes,   // random, plus 1e3 at columns c % 512 < 4 and c % 1024 < 8: the packs lane 0 of a
+               // block's first warp holds (threads t, t + T, ... for T = 128 / 256, packs of 4 / 8)
 };
 
 const char* to_string(norm_input k) {
@@ -78,6 +80,7 @@ const char* to_string(norm_input k) {
     case norm_input::constant: return "constant rows";
     case norm_input::subnormal: return "subnormal";
     case norm_input::mixed: return "mixed adversarial rows";
+    case norm_input::far_lanes: return "far-out values at lane 0's packs";
   }
   return "?";
 }
@@ -95,6 +98,11 @@ std::vector<double> make_inputs(dtype t, int64_t rows, int64_t cols, norm_input 
     adversarial_kind adv = adversarial_kind::constant;
     switch (kind) {
       case norm_input::random: random_row(cols, rng, row); continue;
+      case norm_input::far_lanes:
+        random_row(cols, rng, row);
+        for (int64_t c = 0; c < cols; ++c)
+          if (c % 512 < 4 || c % 1024 < 8) row[c] += 1e3;
+        continue;
       case norm_input::large_mean: adv = adversarial_kind::large_mean_small_std; break;
       case norm_input::constant: adv = adversarial_kind::constant; break;
       case norm_input::subnormal: adv = adversarial_kind::subnormal; break;
@@ -748,6 +756,30 @@ TEST_CASE("layer_norm: rows with mean 1e4 and std 1e-2 (Welford or two-pass; nev
     INFO(rowwise_test::describe(r));
     CHECK_FALSE(r.ok);
   }
+}
+
+TEST_CASE("layer_norm: far-out values at the packs of a block's first lane (the shifts of its two-pass moments)",
+          "[gpu][norms]") {
+  // The moments are sums around shifts taken from the data (a thread's first value, a warp's first
+  // lane's mean, the first warp's mean, the first CTA's shift), and what Q - C^2 / N loses grows
+  // with (mean - shift)^2 / variance. These rows put every value of the first lane far from the
+  // rest: a shift taken from that lane alone loses accuracy (bench/NOTES.md 28 c; the host model
+  // in test_operators.cpp). Widths of one warp, one block and clusters of 2-16 CTAs, 1 and many rows.
+  seeded_rng rng("layer_norm far lanes");
+  INFO(rng.describe());
+  test_stream stream;
+  for (dtype t : all_dtypes)
+    for (int64_t cols : {512, 4096, 8192, 16384, 65536})
+      for (int64_t rows : {1, 24}) {
+        norm_case c;
+        c.op = norm_op::layer_norm;
+        c.t = t;
+        c.rows = rows;
+        c.cols = cols;
+        c.input = norm_input::far_lanes;
+        c.stream = stream.get();
+        run_case(c, rng);
+      }
 }
 
 TEST_CASE("norms: constant rows / subnormal rows / outliers", "[gpu][norms]") {
