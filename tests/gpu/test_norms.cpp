@@ -437,6 +437,15 @@ void run_case(const norm_case& c, seeded_rng& rng) {
 }
 
 /// The weight / beta / stats / W combination number k (0..15), for rotating through them.
+/// The plan of a call with the weights `c` passes, aligned rows (plan_of knows the op, not which
+/// weights a call passes; policy.hpp rules with min_weights depend on it).
+dsp::plan plan_with_weights(const norm_case& c, const dsp::device_limits& dev) {
+  dsp::problem p = problem_of(c.t, c.rows, c.cols, {{nullptr, c.cols}, {nullptr, c.cols}}, traits_of(c.op));
+  p.column_param_count = (c.weight ? 1 : 0) + (c.op == norm_op::layer_norm && c.beta ? 1 : 0);
+  p.column_param_bytes = c.w == wtype::f32 ? 4 : static_cast<int>(elem_bytes(c.t));
+  return dsp::plan_rows(p, dev);
+}
+
 void combo(norm_case& c, int k) {
   c.weight = (k & 1) == 0;
   c.beta = (k & 2) == 0;
@@ -953,6 +962,58 @@ TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 40-64 values per thread 
   }
 }
 
+TEST_CASE("layer_norm fp32: many rows of 16384 columns with both weights on one CTA of 256 threads x 64 values "
+          "(strides, in place, mean / rstd, weights of either type and offset; other weights keep their plans)",
+          "[gpu][norms]") {
+  // policy.hpp wide_rows_rules: fp32 layer_norm with gamma and beta, rows that fill 256 threads x
+  // 16 packs of 4 exactly, more rows than one wave of those CTAs (two per SM).
+  seeded_rng rng("layer_norm fp32 wide rows");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  const int64_t rows = 2 * dev.sm_count + 3;
+  struct wide32_case {
+    call_layout layout;
+    bool weight, beta;
+    wtype w;
+    int64_t weight_offset;
+    norm_input input;
+    bool wide;  // expected
+  };
+  const wide32_case cases[] = {
+      {contiguous(), true, true, wtype::same, 0, norm_input::random, true},
+      {strided(4), true, true, wtype::f32, 0, norm_input::mixed, true},
+      {in_place(), true, true, wtype::same, 1, norm_input::large_mean, true},  // weights misaligned
+      {strided(12), true, true, wtype::same, 0, norm_input::far_lanes, true},
+      {contiguous(), true, false, wtype::same, 0, norm_input::random, false},  // gamma only
+      {contiguous(), false, false, wtype::same, 0, norm_input::random, false},
+      {offset_both(1), true, true, wtype::same, 0, norm_input::random, false},  // a head pack
+  };
+  int k = 0;
+  for (const wide32_case& wc : cases) {
+    norm_case c;
+    c.op = norm_op::layer_norm;
+    c.t = dtype::f32;
+    c.rows = rows;
+    c.cols = 16384;
+    c.layout = wc.layout;
+    c.weight = wc.weight;
+    c.beta = wc.beta;
+    c.w = wc.w;
+    c.weight_offset = wc.weight_offset;
+    c.input = wc.input;
+    c.stats = (k++ % 2) == 0;
+    c.stream = stream.get();
+    if (wc.layout.in_offset == 0) {  // aligned rows: the plan of this call's weights
+      const dsp::plan pl = plan_with_weights(c, dev);
+      INFO(describe(pl));
+      CHECK(is_wide(pl) == wc.wide);
+      if (wc.wide) CHECK((pl.threads_per_row == 256 && pl.packs_per_thread == 16 && pl.cluster == 1));
+    }
+    run_case(c, rng);
+  }
+}
+
 // --- invalid arguments ------------------------------------------------------------------------------
 
 TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp32 64-512 KiB, 16-bit "
@@ -1352,6 +1413,20 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
     INFO(describe(pl));
     CHECK(is_wide(pl));
+    run_case(c, rng);
+  }
+  // fp32 layer_norm rows of 16384 with both weights on one CTA of 256 threads x 64 values
+  // (wide_rows_rules), one more row than a wave of them, in place.
+  {
+    norm_case c;
+    c.op = norm_op::layer_norm;
+    c.t = dtype::f32;
+    c.rows = 2 * dev.sm_count + 1;
+    c.cols = 16384;
+    c.layout = in_place();
+    c.stream = stream.get();
+    combo(c, 0);  // both weights, mean / rstd
+    CHECK(is_wide(plan_with_weights(c, dev)));
     run_case(c, rng);
   }
   // Two rows over clusters of 16 CTAs of 512 threads (policy.hpp few_rows_block), both weights

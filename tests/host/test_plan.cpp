@@ -87,7 +87,10 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
       if (c.values > 32) {
         // Wide rows (wide_rows_plan): 16-byte packs filling the config (each cluster segment)
         // exactly; a column stage only over a cluster; only configs that are compiled.
-        if (p.elem_bytes != 2 || n != 8 || p.head != 0) return "wide config for other than aligned 16-bit packs";
+        // 16-bit packs, or fp32 layer_norm's 16 packs of 4 (wide_rows_rules).
+        const bool fp32_wide = p.elem_bytes == 4 && n == 4 && dsp::op_kind_of(p) == dsp::layer_norm_kind;
+        if ((p.elem_bytes != 2 || n != 8) && !fp32_wide) return "wide config for other than 16-bit or fp32 layer_norm packs";
+        if (p.head != 0) return "wide config for misaligned rows";
         if (static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread != pl.segment_packs ||
             pl.segment_packs * pl.cluster != packs)
           return "wide config that the row (its segments) does not fill exactly";
@@ -297,7 +300,8 @@ TEST_CASE("plan_rows: weights are staged in shared memory only where every CTA i
     CHECK(split.packs_per_thread * 8 == 32);
     CHECK(split.dynamic_smem == 0);
   }
-  const dsp::plan split32 = plan_for(dev, 100000, 16384, 4, 4, 0, false, true, ln32);
+  // (16384 fp32 columns fill a wide config instead: one CTA of 256 x 16 packs, wide_rows_rules.)
+  const dsp::plan split32 = plan_for(dev, 100000, 32768, 4, 4, 0, false, true, ln32);
   CHECK(split32.cluster > 1);
   CHECK(split32.dynamic_smem > 0);
   // The staged 16-bit layer_norm instance of 160-256 threads has 128 registers (2-3 CTAs per SM):
@@ -496,7 +500,12 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
     bool staged_op;
     int cluster, block;
   };
-  for (const split e : {split{16384, both, false, 4, 128}, split{32768, both, false, 8, 128},
+  // (Many rows of 16384 with both weights fill a wide config instead: wide_rows_rules; the
+  // clusters of 4 x 128 hold one wave of them.)
+  CHECK(plan(h200, 264, 16384, 4, 4, 0, false, true, both).cluster == 4);
+  CHECK(plan(h200, 264, 16384, 4, 4, 0, false, true, both).block == 128);
+  CHECK(plan(h200, 512, 16384, 4, 4, 0, false, true, gamma_only).cluster == 2);
+  for (const split e : {split{32768, both, false, 8, 128},
                         split{65536, both, false, 16, 128}, split{131072, both, false, 16, 256},
                         split{65536, gamma_only, false, 8, 256}, split{65536, gamma_only, true, 8, 256},
                         split{12288, both, false, 1, 384}}) {
@@ -959,7 +968,11 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
     // Not: misaligned or one-element packs, fp32, fused_add_rms_norm, rows that do not fill it.
     CHECK_FALSE(wide(plan(100000, cols, false, true, 1)));
     CHECK_FALSE(wide(plan(100000, cols, false, true, 0, 1)));
+    // fp32 layer_norm: only 16384 with both weights (256 threads x 16 packs of 4; no 32-value
+    // CTA holds it), below.
     CHECK_FALSE(wide(plan_for(h200, 100000, cols, 4, 4, 0, false, true)));
+    CHECK_FALSE(wide(plan_for(h200, 100000, cols, 4, 4, 0, true, true)));   // fp32 rms_norm
+    CHECK_FALSE(wide(plan_for(h200, 100000, cols, 4, 4, 0, true, false)));  // fp32 softmax
     CHECK_FALSE(wide(plan(100000, cols + 8, false, true)));
     CHECK_FALSE(wide(plan(100000, cols - 8, false, true)));
     CHECK_FALSE(wide(fused_plan_for(h200, 100000, cols, 2)));
@@ -977,6 +990,30 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
       CHECK_FALSE(wide(plan(100000, cols, true, true)));
       CHECK_FALSE(wide(plan(100000, cols, true, false)));
     }
+  // fp32 layer_norm of 16384 columns: one CTA of 256 threads x 16 packs of 4, no column stage, at
+  // 128 registers (two CTAs per SM); only with more rows than one wave of them (264 on the H200),
+  // aligned rows.
+  {
+    const auto ln32 = [&](int64_t rows, int64_t cols, int head = 0, int n = 4) {
+      return plan_for(h200, rows, cols, 4, n, head, false, true, {2, 4});
+    };
+    const dsp::plan pl = ln32(2048, 16384);
+    CHECK(wide(pl));
+    CHECK(pl.threads_per_row == 256);
+    CHECK(pl.block == 256);
+    CHECK(pl.packs_per_thread == 16);
+    CHECK(pl.cluster == 1);
+    CHECK(pl.dynamic_smem == 0);
+    CHECK(dsp::row_kernel_registers_for(false, true, 4, 256, 64, 256) == 128);
+    CHECK(wide(ln32(265, 16384)));
+    CHECK_FALSE(wide(ln32(264, 16384)));      // one wave: the few-rows plans
+    CHECK_FALSE(wide(ln32(2048, 16384, 1)));  // a head pack
+    CHECK_FALSE(wide(ln32(2048, 16384, 0, 1)));
+    CHECK_FALSE(wide(ln32(2048, 16384 + 4)));
+    CHECK_FALSE(wide(ln32(2048, 16384 - 4)));
+    CHECK_FALSE(wide(ln32(2048, 12288)));     // 384 x 32 values
+    CHECK_FALSE(wide(ln32(2048, 32768)));     // over a cluster
+  }
   CHECK(plan(100000, 5120, false, true).threads_per_row == 128);  // 128 x 5, not 96 x 8 partly
   // 6 packs on 96 / 192 threads: 4608 (layer_norm only) and 9216 (also softmax / rms_norm: 32
   // values would take 288 threads).

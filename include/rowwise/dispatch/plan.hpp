@@ -326,7 +326,9 @@ constexpr int exact_wide_config(int64_t packs, int n, int min_g, bool k8_only) {
 constexpr plan wide_rows_plan(const problem& p, const device_limits& dev, int64_t packs, int narrow_block) {
   if (p.pack_elems * p.elem_bytes != 16 || p.head != 0 || p.cols % p.pack_elems != 0) return plan{};
   for (const wide_rows_rule& rule : wide_rows_rules) {
-    if (!wide_rule_names(rule, p.elem_bytes, op_kind_of(p)) || narrow_block <= rule.above_block) continue;
+    if (!wide_rule_names(rule, p.elem_bytes, op_kind_of(p)) || narrow_block <= rule.above_block ||
+        p.column_param_count < rule.min_weights)
+      continue;
     for (int c = 1; c <= rule.max_cluster; c *= 2) {
       if (c > 1 && !dev.clusters) break;
       if (packs % c != 0) continue;

@@ -43,12 +43,13 @@ inline constexpr registers_config registers_configs[] = {
     // cluster segment fills one exactly): 8 packs of 16-bit elements (64 values) per thread for
     // 2048 x k columns up to 16384, 5-7 packs on 32, 64 or 128 threads for 1280-1792, 2560-3584
     // and 5120-7168 columns, and 6 packs on 96 / 192 threads (4608, 9216). The first that fits
-    // wins.
+    // wins. The last holds 16 packs of 4 fp32 values (fp32 layer_norm's 16384 columns); for
+    // 16-bit packs it is the 256 x 8 one before it.
     {32, 8, 128, 64},  {64, 8, 64, 64},   {96, 8, 96, 64},   {128, 8, 128, 64},
     {160, 8, 160, 64}, {192, 8, 192, 64}, {224, 8, 224, 64}, {256, 8, 256, 64},
     {32, 5, 128, 40},  {32, 6, 128, 48},  {32, 7, 128, 56},  {64, 5, 64, 40},
     {64, 6, 64, 48},   {64, 7, 64, 56},   {128, 5, 128, 40}, {128, 6, 128, 48}, {128, 7, 128, 56},
-    {96, 6, 96, 48},   {192, 6, 192, 48},
+    {96, 6, 96, 48},   {192, 6, 192, 48}, {256, 16, 256, 64},
     // Few rows only (few_rows_block below): 32 values on 512 threads, one CTA per SM.
     {512, 8, 512},
 };
@@ -146,6 +147,8 @@ struct register_budget {
   int with_params_16bit;   // the same on 2-byte elements
   int fused_residual;      // fused_add_rms_norm
   int wide_16bit;          // rows of 49-64 values per thread (wide configs), any op that has them
+                           // (fp32 layer_norm's 256 x 16 packs too: raised to 128 for the same
+                           // two CTAs per SM, row_kernel_registers_for)
   int wide_16bit_one_row;  // 64 values, one row per CTA of wide_one_row_min..max_threads threads
   int wide_16bit_48;       // rows of 33-48 values per thread (wide configs of 5-6 packs)
   int two_weights_fp32_128;  // layer_norm fp32, 32 values, one row (segment) per CTA of
@@ -407,18 +410,27 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
 ///   65536 86 -> 84 (4 x 256 against 8 x 256 x 32 values): not split.
 /// - a bf16 pair converted by a shift and a mask (2 instructions, not 3) lost up to 16 points for
 ///   layer_norm (ptxas's allocation again; NOTES 24c).
-/// Not for fused_add_rms_norm (two rows' raw packs at its 128 registers) nor fp32 (32 values are
-/// already 8 packs).
+/// - fp32 layer_norm at 16384 columns (no 32-value CTA holds it: 512 threads would be one CTA per
+///   SM): one CTA of 256 threads x 16 packs of 4 per row (128 registers, no spill, two CTAs per
+///   SM, 128 KiB of row loads in flight, weights from L2 at the write-back) instead of clusters
+///   of 4 CTAs of 128 x 32 values (five per SM, 80 KiB, weights staged): 2048 rows, L2 flushed,
+///   76.45-76.70 -> 74.75-75.49 us (session 29, experiments 68: ~89.7 -> ~91.5 % of the copy
+///   floor). rms_norm on the same form was unchanged (72.9-73.7 against 73.1-73.5), and the same
+///   rows over clusters of 2 CTAs of 128 x 64 values were slower (84-104 us): not theirs.
+/// Not for fused_add_rms_norm (two rows' raw packs at its 128 registers) nor other fp32 rows (32
+/// values are already 8 packs).
 struct wide_rows_rule {
   int elem_bytes;
   unsigned ops;     // op_kind bits
   int above_block;  // threads of the 32-value config above which one CTA per row applies
   int max_cluster;  // rows past one wide CTA over up to this many CTAs (1: not split)
+  int min_weights = 0;  // weight vectors the call must have (as measured)
 };
 inline constexpr wide_rows_rule wide_rows_rules[] = {
     {2, layer_norm_kind, 0, 8},
     {2, rms_norm_kind, 256, 8},
     {2, softmax_kind, 256, 1},
+    {4, layer_norm_kind, 384, 1, 2},  // measured with both weights only
 };
 /// Wide cluster segments are held by at least this many threads (they stage their weights:
 /// fewer configs compiled with a column stage).
