@@ -380,9 +380,9 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in register
       {dtype::bf16, many, 12288, offset_both(1), dsp::strategy::registers, 2},  // one CTA would take 384
       {dtype::f16, many, 10000, contiguous(), dsp::strategy::registers, 2},     // uneven segments
       {dtype::bf16, many, 65536 - 8, in_place(), dsp::strategy::registers, 8},
-      // 16-bit rows of 128 KiB stage first (policy.hpp staged_before_clustered_rows)
-      {dtype::bf16, many, 65536, in_place(), dsp::strategy::staged, 2},
-      {dtype::f16, many, 65536, strided(8), dsp::strategy::staged, 2},
+      // 16-bit rows of 128 KiB in registers too (no longer staged first: policy.hpp)
+      {dtype::bf16, many, 65536, in_place(), dsp::strategy::registers, 8},
+      {dtype::f16, many, 65536, strided(8), dsp::strategy::registers, 8},
       {dtype::f32, dev.sm_count + 5, 131072, strided(4), dsp::strategy::registers, 16},
       // aligned rows of 128 KiB and more, past the registers rules: staged over streaming's
       // cluster (>= 64 KiB per CTA)

@@ -413,11 +413,11 @@ TEST_CASE("plan_rows: ops without weights that stage (softmax) stage many long r
   };
   for (const expect e : {expect{4, 152064, dsp::strategy::staged, 8}, expect{4, 262144, dsp::strategy::staged, 16},
                          expect{2, 152064, dsp::strategy::staged, 4}, expect{2, 262144, dsp::strategy::staged, 8},
-                         // the clustered-rows rules come first (fp32 96-512 KiB, 16-bit below 128 KiB in
-                         // registers); 16-bit rows of 128 KiB stage first (staged_before_clustered_rows)
+                         // the clustered-rows rules come first (fp32 96-512 KiB, 16-bit up to 128 KiB in
+                         // registers)
                          expect{4, 32768, dsp::strategy::registers, 4}, expect{4, 65536, dsp::strategy::registers, 8},
                          expect{4, 131072, dsp::strategy::registers, 16}, expect{2, 32768, dsp::strategy::registers, 4},
-                         expect{2, 65536, dsp::strategy::staged, 2}, expect{2, 131072, dsp::strategy::staged, 4},
+                         expect{2, 65536, dsp::strategy::registers, 8}, expect{2, 131072, dsp::strategy::staged, 4},
                          expect{2, 65536 - 8, dsp::strategy::registers, 8},
                          // three 256 KiB stages do not fit: streams
                          expect{4, 1 << 20, dsp::strategy::streaming, 16}}) {
@@ -465,7 +465,7 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
            expect{2, 12296, true, false, 2, 224}, expect{2, 16392, true, false, 4, 160},
            expect{2, 12288, true, false, 1, 192}, expect{2, 16384, true, false, 1, 256},
            expect{2, 20480, true, false, 4, 160}, expect{2, 65536 - 8, true, false, 8, 256},
-           expect{2, 65536, true, false, 0, 0},  // staged first (staged_before_clustered_rows)
+           expect{2, 65536, true, false, 8, 256},
            expect{2, 131072, true, false, 0, 0}, expect{2, 152064, true, false, 0, 0},
            // 16-bit layer_norm just past one CTA: 2 CTAs of at most 320 threads
            // (12288 and 16384 fill a wide config: one CTA of 192 / 256 threads x 64 values)

@@ -393,13 +393,6 @@ constexpr plan staged_wide_plan(const problem& p, const device_limits& dev, int6
   return c > 0 ? make_staged_plan(p, c, ceil_div(packs, c)) : plan{};
 }
 
-/// Whether long rows stage before the clustered-rows rules (policy.hpp:
-/// staged_before_clustered_rows; staged_wide_plan says whether they can).
-constexpr bool staged_first(const problem& p) {
-  return p.elem_bytes == staged_before_clustered_rows.elem_bytes &&
-         p.cols * p.elem_bytes >= staged_before_clustered_rows.min_row_bytes;
-}
-
 /// Each row over a cluster of c CTAs holding its segments in registers (the smallest config of at
 /// least 64 threads that holds one); an invalid plan when none does.
 constexpr plan registers_over_cluster(const problem& p, const device_limits& dev, int64_t packs, int c) {
@@ -442,8 +435,7 @@ constexpr plan few_rows_block_plan(const problem& p, const device_limits& dev, i
 ///    threads; 16-bit fused_add_rms_norm rows on more than 256 threads, staged): over that
 ///    rule's cluster;
 /// 2. longer rows, many of them, that a rule of clustered_rows_rules takes: each over a cluster
-///    holding segments in registers (16-bit rows of 128 KiB and more of ops without weights
-///    stage first, as in 4, where their stages fit: staged_before_clustered_rows);
+///    holding segments in registers;
 /// 3. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
 ///    the smallest cluster whose segments fit the staging budget (at least the spread cluster);
 ///    ops without weights: in step 4, for many rows, over streaming's cluster (>= 64 KiB each);
@@ -475,11 +467,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
       if (const plan clustered = clustered_rows_plan(p, dev, packs, block); clustered.valid) return clustered;
       return make_registers_plan(p, dev, cfg, 1, packs);
     }
-    // Many rows longer than a block's registers: staged first where policy.hpp's
-    // staged_before_clustered_rows says so, else a cluster in registers where a rule says so.
-    if (staged_first(p)) {
-      if (const plan staged = staged_wide_plan(p, dev, packs); staged.valid) return staged;
-    }
+    // Many rows longer than a block's registers: a cluster in registers where a rule says so.
     if (const plan clustered = clustered_rows_plan(p, dev, packs); clustered.valid) return clustered;
   }
 

@@ -352,17 +352,13 @@ inline constexpr int64_t staged_min_row_bytes = 64 * 1024;
 /// 32 KiB stages over twice the CTAs lost: fp32 152064 over 16 86 %). layer_norm lost staged
 /// at every shape measured (50-57 % against 56-71 %) and keeps streaming.
 inline constexpr bool staged_wide_segments_without_weights = true;
-/// Rows of ops without weights, elem_bytes-byte elements, reading at least min_row_bytes, that
-/// the staged kernel takes over streaming's cluster (as above): staged before the clustered-rows
-/// rules below would hold them in registers. Measured on the H200 (bench/NOTES.md 26, % of the
-/// probe's floor, since the staged pass 1 sweeps twice with a packed max): bf16 softmax 65536
-/// columns staged over 2 CTAs 89.1 % against 84.8-85.9 % in registers over 8 CTAs of 256
-/// (before the sweeps, staged 85.7 %). fp32 rows keep registers (65536: 93 %).
-struct staged_first_rule {
-  int elem_bytes;
-  int64_t min_row_bytes;
-};
-inline constexpr staged_first_rule staged_before_clustered_rows = {2, 128 * 1024};
+// The clustered-rows rules below come before staging: 16-bit softmax rows of 65536 columns (128
+// KiB) staged first over 2 CTAs from session 26 (89.1 % of the probe's floor against 84.8-85.9 in
+// registers over 8 CTAs of 256, bench/NOTES.md 26). Measured again in session 29 (experiments 69,
+// L2 flushed, us per launch of 256 MiB, after the warp maxima by redux.sync and the other changes
+// of sessions 27-28): registers over 8 x 256 bf16 / fp16 softmax 72.4-73.3 / 71.1-72.2, staged
+// 76.3-77.2 / 76.4-77.8; log_softmax alike (72.5-73.1 / 71.2-72.5 against 75.7-77.4 / 75.8-77.2).
+// So that rule is gone.
 constexpr int staged_unroll_for(int pack_elems) {
   return staged_values_per_step / pack_elems > 0 ? staged_values_per_step / pack_elems : 1;
 }
