@@ -647,10 +647,7 @@ TEST_CASE("norms: weights staged in shared memory or read from global memory (on
         c.stream = stream.get();
         combo(c, k++ % 16 & ~1);
         if (cols == 4096) {
-          dsp::problem p = problem_of(c.t, c.rows, cols, {{nullptr, cols}, {nullptr, cols}}, traits_of(op));
-          p.column_param_count = 1;
-          p.column_param_bytes = 4;
-          const dsp::plan pl = dsp::plan_rows(p, dev);
+          const dsp::plan pl = plan_with_weights(c, dev);
           INFO(describe(pl));
           CHECK(pl.dynamic_smem > 0);
         }
