@@ -12,6 +12,8 @@
 // all-reduces do) gives bit-identical results in every thread.
 #pragma once
 
+#include "rowwise/reduce/welford.cuh"
+
 namespace rowwise {
 
 struct shifted_welford_value {
@@ -137,14 +139,9 @@ struct shifted_two_pass_reducer {
   }
 };
 
-/// Population variance (divisor n); 0 for an empty set. On the device by __fdividef, as
-/// welford_variance.
+/// Population variance (divisor n); 0 for an empty set (welford.cuh: population_variance).
 __host__ __device__ inline float shifted_welford_variance(shifted_welford_value v) {
-#if defined(__CUDA_ARCH__)
-  return v.n > 0.0f ? __fdividef(v.m2, v.n) : 0.0f;
-#else
-  return v.n > 0.0f ? v.m2 / v.n : 0.0f;
-#endif
+  return population_variance(v.m2, v.n);
 }
 
 }  // namespace rowwise

@@ -35,16 +35,19 @@ struct welford_reducer {
   }
 };
 
-/// Variance (population, divisor n) of a summary; 0 for an empty set.
-/// On the device by __fdividef (two instructions, 2 ulp): it follows the row's reduction in every
-/// call, where the IEEE division's sequence and its slow-path call are latency (bench/NOTES.md
-/// session 21).
-__host__ __device__ inline float welford_variance(welford_value v) {
+/// Population variance M2 / n (divisor n) of a set of n values; 0 for an empty set. On the device
+/// by __fdividef (two instructions, 2 ulp): it follows the row's reduction in every call, where
+/// the IEEE division's sequence and its slow-path call are latency (bench/NOTES.md session 21).
+/// Every summary's variance (welford_variance, shifted_welford_variance) is this.
+__host__ __device__ inline float population_variance(float m2, float n) {
 #if defined(__CUDA_ARCH__)
-  return v.n > 0.0f ? __fdividef(v.m2, v.n) : 0.0f;
+  return n > 0.0f ? __fdividef(m2, n) : 0.0f;
 #else
-  return v.n > 0.0f ? v.m2 / v.n : 0.0f;
+  return n > 0.0f ? m2 / n : 0.0f;
 #endif
 }
+
+/// Variance (population, divisor n) of a summary; 0 for an empty set.
+__host__ __device__ inline float welford_variance(welford_value v) { return population_variance(v.m2, v.n); }
 
 }  // namespace rowwise
