@@ -410,9 +410,10 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
 ///   SM): one CTA of 256 threads x 16 packs of 4 per row (128 registers, no spill, two CTAs per
 ///   SM, 128 KiB of row loads in flight, weights from L2 at the write-back) instead of clusters
 ///   of 4 CTAs of 128 x 32 values (five per SM, 80 KiB, weights staged): 2048 rows, L2 flushed,
-///   76.45-76.70 -> 74.75-75.49 us (session 29, experiments 68: ~89.7 -> ~91.5 % of the copy
-///   floor). rms_norm on the same form was unchanged (72.9-73.7 against 73.1-73.5), and the same
-///   rows over clusters of 2 CTAs of 128 x 64 values were slower (84-104 us): not theirs.
+///   76.45-76.70 -> 74.75-75.49 us (session 29, experiments 68); in the sweeps 89.8 -> 90.9 % of
+///   the copy floor (91.0-91.1 in three re-runs). rms_norm on the same form was unchanged
+///   (72.9-73.7 against 73.1-73.5), and the same rows over clusters of 2 CTAs of 128 x 64 values
+///   were slower (84-104 us): not theirs.
 /// Not for fused_add_rms_norm (two rows' raw packs at its 128 registers) nor other fp32 rows (32
 /// values are already 8 packs).
 struct wide_rows_rule {
