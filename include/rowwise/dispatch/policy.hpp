@@ -355,8 +355,8 @@ inline constexpr bool staged_wide_segments_without_weights = true;
 // The clustered-rows rules below come before staging: 16-bit softmax rows of 65536 columns (128
 // KiB) staged first over 2 CTAs from session 26 (89.1 % of the probe's floor against 84.8-85.9 in
 // registers over 8 CTAs of 256, bench/NOTES.md 26). Measured again in session 29 (experiments 69,
-// L2 flushed, us per launch of 256 MiB, after the warp maxima by redux.sync and the other changes
-// of sessions 27-28): registers over 8 x 256 bf16 / fp16 softmax 72.4-73.3 / 71.1-72.2, staged
+// L2 flushed, us per launch of 256 MiB, after the kernel changes of sessions 27-28; which of them
+// turned the order around was not measured): registers over 8 x 256 bf16 / fp16 softmax 72.4-73.3 / 71.1-72.2, staged
 // 76.3-77.2 / 76.4-77.8; log_softmax alike (72.5-73.1 / 71.2-72.5 against 75.7-77.4 / 75.8-77.2).
 // So that rule is gone.
 constexpr int staged_unroll_for(int pack_elems) {
