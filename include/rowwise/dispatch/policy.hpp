@@ -352,13 +352,13 @@ inline constexpr int64_t staged_min_row_bytes = 64 * 1024;
 /// 32 KiB stages over twice the CTAs lost: fp32 152064 over 16 86 %). layer_norm lost staged
 /// at every shape measured (50-57 % against 56-71 %) and keeps streaming.
 inline constexpr bool staged_wide_segments_without_weights = true;
-// The clustered-rows rules below come before staging: 16-bit softmax rows of 65536 columns (128
-// KiB) staged first over 2 CTAs from session 26 (89.1 % of the probe's floor against 84.8-85.9 in
+// The clustered-rows rules below come before staging. 16-bit softmax rows of 65536 columns (128
+// KiB) were staged first from session 26 to 28 (89.1 % of the probe's floor against 84.8-85.9 in
 // registers over 8 CTAs of 256, bench/NOTES.md 26). Measured again in session 29 (experiments 69,
-// L2 flushed, us per launch of 256 MiB, after the kernel changes of sessions 27-28; which of them
-// turned the order around was not measured): registers over 8 x 256 bf16 / fp16 softmax 72.4-73.3 / 71.1-72.2, staged
-// 76.3-77.2 / 76.4-77.8; log_softmax alike (72.5-73.1 / 71.2-72.5 against 75.7-77.4 / 75.8-77.2).
-// So that rule is gone.
+// L2 flushed, us per launch of 256 MiB; which of sessions 27-28's kernel changes turned the
+// order around was not measured): registers over 8 x 256, bf16 / fp16 softmax 72.4-73.3 /
+// 71.1-72.2 against staged 76.3-77.2 / 76.4-77.8; log_softmax alike (72.5-73.1 / 71.2-72.5
+// against 75.7-77.4 / 75.8-77.2). So that rule was removed.
 constexpr int staged_unroll_for(int pack_elems) {
   return staged_values_per_step / pack_elems > 0 ? staged_values_per_step / pack_elems : 1;
 }
