@@ -959,6 +959,49 @@ TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 40-64 values per thread 
   }
 }
 
+TEST_CASE("layer_norm 16-bit: persistent cluster grids whose CTAs take several row steps stage both weights before "
+          "their first row (both weights, gamma only, none; weights of either type; strides, in place)",
+          "[gpu][norms]") {
+  // registers_kernel.cuh / policy.hpp stage_weights_before_rows: 64-value 16-bit segments of
+  // persistent cluster grids copy both weight vectors before the first row's loads when the CTA
+  // has more than one row step; CTAs with one step (and calls with fewer weights) copy them after.
+  // Rows: two and a half waves of clusters, so that both kinds of CTA run in one launch.
+  seeded_rng rng("layer_norm 16-bit weights first");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  if (!dev.clusters) return;  // wide clusters need them
+  test_stream stream;
+  struct wf_case {
+    dtype t;
+    int64_t cols;
+    call_layout layout;
+    int combo;  // combo(): bit 0 drops gamma, bit 1 beta, bit 2 the stats, bit 3 W = float
+  };
+  const wf_case cases[] = {
+      {dtype::bf16, 65536, contiguous(), 0},  {dtype::f16, 65536, in_place(), 4},
+      {dtype::bf16, 32768, strided(8), 8},    {dtype::f16, 24576, contiguous(), 2},
+      {dtype::bf16, 65536, strided(16), 3},   {dtype::bf16, 131072, contiguous(), 12},
+  };
+  for (const wf_case& wc : cases) {
+    const int64_t wave = rows_for_wide(wc.t, wc.cols, contiguous(), dev, traits_of(norm_op::layer_norm));
+    REQUIRE(wave > 0);
+    norm_case c;
+    c.op = norm_op::layer_norm;
+    c.t = wc.t;
+    c.rows = wave * 5 / 2;
+    c.cols = wc.cols;
+    c.layout = wc.layout;
+    c.stream = stream.get();
+    combo(c, wc.combo);
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
+    INFO(describe(pl));
+    CHECK(pl.kind == dsp::strategy::registers);
+    CHECK(pl.cluster > 1);
+    CHECK(pl.packs_per_thread * pl.pack_elems == 64);
+    run_case(c, rng);
+  }
+}
+
 TEST_CASE("layer_norm fp32: many rows of 16384 columns with both weights on one CTA of 256 threads x 64 values "
           "(strides, in place, mean / rstd, weights of either type and offset; other weights keep their plans)",
           "[gpu][norms]") {
