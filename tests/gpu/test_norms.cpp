@@ -959,13 +959,12 @@ TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 40-64 values per thread 
   }
 }
 
-TEST_CASE("layer_norm 16-bit: persistent cluster grids whose CTAs take several row steps stage both weights before "
-          "their first row (both weights, gamma only, none; weights of either type; strides, in place)",
+TEST_CASE("layer_norm 16-bit: persistent cluster grids whose CTAs take one or several row steps, weights staged "
+          "(both weights, gamma only, none; weights of either type; strides, in place)",
           "[gpu][norms]") {
-  // registers_kernel.cuh / policy.hpp stage_weights_before_rows: 64-value 16-bit segments of
-  // persistent cluster grids copy both weight vectors before the first row's loads when the CTA
-  // has more than one row step; CTAs with one step (and calls with fewer weights) copy them after.
-  // Rows: two and a half waves of clusters, so that both kinds of CTA run in one launch.
+  // 64-value 16-bit segments of persistent cluster grids with their weights staged, at rows of
+  // two and a half waves of clusters: CTAs of one row step and of several in one launch (where
+  // the stage's copy order matters: bench/NOTES.md session 30).
   seeded_rng rng("layer_norm 16-bit weights first");
   INFO(rng.describe());
   const auto dev = device_limits_now();
