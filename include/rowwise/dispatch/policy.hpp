@@ -273,6 +273,19 @@ constexpr bool two_pass_thread_shifts(int elem_bytes, int regs, bool staged) {
   return elem_bytes == 4 || (staged && regs >= 128);
 }
 
+/// Whether a registers kernel's CTA copies its column stage (both weight vectors) before its first
+/// row's loads rather than after them: the 16-bit 64-value instances that stage, i.e. the segments
+/// of persistent cluster grids (wide_rows_rules), where the kernel also checks at run time that the
+/// CTA has more than one row step and that both vectors are present. Measured on the H200
+/// (bench/NOTES.md session 30, same-program A/B, L2 flushed, 256 MiB per launch): bf16 / fp16
+/// layer_norm 1024 x 65536 78.7 / 76.8 -> 76.1 / 75.3 us, bf16 512 x 131072 82.1 -> 79.1, 2730 x
+/// 24576 89.9 -> 86.1, 2048 x 32768 75.6 -> 75.3. Not the others: fp32 layer_norm 512 x 65536 lost
+/// 1.2 us with it, gamma-only layer_norm and rms_norm 1-2 us (every CTA's stage first), and one-wave
+/// calls (the 32-value instances that also serve 128 x 4096) 0.04-0.09 us per call from the code
+/// alone. Why a second vector's copy costs ~2.2 us once per launch when it queues behind the first
+/// row's loads and the next row's prefetch was not found (not shared-memory carve-out: experiments 71).
+constexpr bool stage_weights_before_rows(int elem_bytes, int values) { return elem_bytes < 4 && values == 64; }
+
 /// Whether the CTAs of a cluster that shares a two-pass op's row (layer_norm) exchange their raw
 /// two-pass sums (count, shift, sum of x - shift, sum of (x - shift)^2; merged by rebasing to the
 /// first CTA's shift) rather than Welford summaries (mean and M2, each CTA dividing before it

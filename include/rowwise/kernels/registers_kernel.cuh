@@ -179,6 +179,12 @@ template <class T, int Regs, bool Staged>
 inline constexpr bool two_pass_thread_shifts_v =
     dispatch::two_pass_thread_shifts(static_cast<int>(sizeof(T)), Regs, Staged);
 
+/// Whether a staged instance copies its weights before its first row's loads (dispatch/policy.hpp:
+/// stage_weights_before_rows; the kernel adds its run-time conditions).
+template <class T, int Values, bool Staged>
+inline constexpr bool stage_weights_first_v =
+    Staged && dispatch::stage_weights_before_rows(static_cast<int>(sizeof(T)), Values);
+
 /// SMs of this GPU (%nsmid: one more than the largest SM id; a hint's distance only).
 __device__ __forceinline__ unsigned sm_id_count() {
   unsigned n;
@@ -242,6 +248,24 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
                              segment_end_col<N>(seg_end, first_head, io.cols));
     }
   }
+  // The CTAs of persistent cluster grids that take more than one row step copy both weight vectors
+  // before their first row's loads in the instances policy.hpp's stage_weights_before_rows names
+  // (the others after them, below). The test is repeated in the loop's first step (base is
+  // first_base there), not carried through it as loop state: a live flag made the fp16 instance
+  // spill (ptxas -v).
+  constexpr bool weights_first_instance = stage_weights_first_v<T, K * N, Staged>;
+  const auto weights_first = [&](int64_t first_base) {
+    return weights_first_instance && csize > 1 && present_column_params(op) == 2 && first_base + step < io.rows;
+  };
+  if constexpr (weights_first_instance) {
+    if (weights_first(static_cast<int64_t>(per_cluster(blockIdx.x, csize)) * rows_per_step)) {
+      wait_for_prior_grids();  // the weights may be the prior grid's output
+      stage::start(op,
+                   thread_packs<K, G, N>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
+                                         io.cols, first_head),
+                   dynamic_smem, /*via_l1=*/false);
+    }
+  }
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
   // The loop bound depends only on the block (cluster), so whole warps and blocks iterate
   // together and every shuffle / barrier is reached by all threads; rows past the end are masked.
@@ -296,7 +320,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     // the row's loads, so that the row's requests do not queue behind them (128 CTAs copying
     // the same weights before their rows: bf16 layer_norm 128 x 4096 +0.4 us, NOTES 21).
     if constexpr (Staged) {
-      if (it == 0)
+      if (it == 0 && !weights_first(base))
         stage::start(op,
                      thread_packs<K, G, N>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
                                            io.cols, first_head),
