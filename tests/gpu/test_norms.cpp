@@ -235,6 +235,17 @@ struct norm_case {
   cudaStream_t stream = nullptr;
 };
 
+/// A case of `op` over rows x cols of t on `stream`; every other field at its default.
+norm_case case_of(norm_op op, dtype t, int64_t rows, int64_t cols, cudaStream_t stream) {
+  norm_case c;
+  c.op = op;
+  c.t = t;
+  c.rows = rows;
+  c.cols = cols;
+  c.stream = stream;
+  return c;
+}
+
 std::string describe_case(const norm_case& c) {
   std::string s = std::string(to_string(c.op)) + " " + shape_text(c.t, c.rows, c.cols) + " " + api::to_string(c.w) +
                   ", inputs: " + to_string(c.input) + (c.weight ? ", weight" : ", no weight") +
@@ -482,13 +493,8 @@ TEST_CASE("norms: every regime boundary +-1 of the dispatch plan (layer_norm / r
             const int64_t cols = cols_list[i];
             const bool all_ops = rows * cols <= small;
             if (!all_ops && (i + static_cast<size_t>(rows)) % 3 != oi) continue;
-            norm_case c;
-            c.op = op;
-            c.t = t;
-            c.rows = rows;
-            c.cols = cols;
+            norm_case c = case_of(op, t, rows, cols, stream.get());
             c.layout = L;
-            c.stream = stream.get();
             combo(c, k++);
             run_case(c, rng);
           }
@@ -512,11 +518,7 @@ TEST_CASE("norms: model hidden sizes / primes / tiny rows (default stream)",
     const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(row_mix[k % 5], (int64_t{1} << 20) / cols));
     for (dtype t : all_dtypes)
       for (norm_op op : all_norm_ops) {
-        norm_case c;
-        c.op = op;
-        c.t = t;
-        c.rows = rows;
-        c.cols = cols;
+        norm_case c = case_of(op, t, rows, cols, /*stream=*/nullptr);  // the default stream
         combo(c, k++);
         run_case(c, rng);
       }
@@ -534,12 +536,7 @@ TEST_CASE("norms: every optional argument (gamma / beta / weight present or abse
       for (norm_op op : all_norm_ops)
         for (int k = 0; k < 16; ++k) {
           if (op != norm_op::layer_norm && (k & 6) != 0) continue;  // beta / stats: LayerNorm only
-          norm_case c;
-          c.op = op;
-          c.t = t;
-          c.rows = 37;
-          c.cols = cols;
-          c.stream = stream.get();
+          norm_case c = case_of(op, t, 37, cols, stream.get());
           combo(c, k);
           run_case(c, rng);
         }
@@ -547,13 +544,8 @@ TEST_CASE("norms: every optional argument (gamma / beta / weight present or abse
   for (dtype t : all_dtypes)
     for (norm_op op : all_norm_ops)
       for (float eps : {0.0f, 0.5f, 1e-12f}) {
-        norm_case c;
-        c.op = op;
-        c.t = t;
-        c.rows = 9;
-        c.cols = 1000;
+        norm_case c = case_of(op, t, 9, 1000, stream.get());
         c.eps = eps;
-        c.stream = stream.get();
         run_case(c, rng);
       }
 }
@@ -577,13 +569,8 @@ TEST_CASE("norms: pointer offsets / strided rows / in place", "[gpu][norms]") {
         for (norm_op op : all_norm_ops) {
           if (op == norm_op::fused_add_rms_norm && L.in_place) continue;
           const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(21, (int64_t{1} << 19) / cols));
-          norm_case c;
-          c.op = op;
-          c.t = t;
-          c.rows = rows;
-          c.cols = cols;
+          norm_case c = case_of(op, t, rows, cols, stream.get());
           c.layout = L;
-          c.stream = stream.get();
           combo(c, k++);
           run_case(c, rng);
         }
@@ -620,14 +607,9 @@ TEST_CASE("norms: weights staged in shared memory or read from global memory (on
           for (int64_t weight_offset : {0, 1})
             for (norm_op op : all_norm_ops) {
               if (op == norm_op::fused_add_rms_norm && L.in_place) continue;
-              norm_case c;
-              c.op = op;
-              c.t = t;
-              c.rows = rows;
-              c.cols = cols;
+              norm_case c = case_of(op, t, rows, cols, stream.get());
               c.layout = L;
               c.weight_offset = weight_offset;
-              c.stream = stream.get();
               combo(c, k++ % 16 & ~1);  // always a weight; beta, stats, W rotate
               run_case(c, rng);
             }
@@ -637,14 +619,9 @@ TEST_CASE("norms: weights staged in shared memory or read from global memory (on
   for (norm_op op : {norm_op::rms_norm, norm_op::fused_add_rms_norm})
     for (int64_t cols : {4096, 12288, 4099})
       for (int64_t weight_offset : {0, 1}) {
-        norm_case c;
-        c.op = op;
-        c.t = dtype::f32;
-        c.rows = 20 * dev.sm_count + 3;
-        c.cols = cols;
+        norm_case c = case_of(op, dtype::f32, 20 * dev.sm_count + 3, cols, stream.get());
         c.layout = cols == 4099 ? strided(13) : contiguous();
         c.weight_offset = weight_offset;
-        c.stream = stream.get();
         combo(c, k++ % 16 & ~1);
         if (cols == 4096) {
           const dsp::plan pl = plan_with_weights(c, dev);
@@ -658,13 +635,8 @@ TEST_CASE("norms: weights staged in shared memory or read from global memory (on
   for (dtype t : {dtype::bf16, dtype::f16})
     for (int64_t weight_offset : {0, 1})
       for (norm_op op : all_norm_ops) {
-        norm_case c;
-        c.op = op;
-        c.t = t;
-        c.rows = 2 * dev.sm_count + 7;
-        c.cols = op == norm_op::layer_norm ? 20472 : 20480;
+        norm_case c = case_of(op, t, 2 * dev.sm_count + 7, op == norm_op::layer_norm ? 20472 : 20480, stream.get());
         c.weight_offset = weight_offset;
-        c.stream = stream.get();
         combo(c, k++ % 16 & ~1);
         const dsp::plan pl = plan_of(t, c.rows, c.cols, c.layout, dev, traits_of(op));
         INFO(describe(pl));
@@ -726,13 +698,8 @@ TEST_CASE("layer_norm: rows with mean 1e4 and std 1e-2 (Welford or two-pass; nev
   int k = 0;
   for (dtype t : all_dtypes)
     for (int64_t cols : {64, 1000, 4099, 40000, 131072}) {
-      norm_case c;
-      c.op = norm_op::layer_norm;
-      c.t = t;
-      c.rows = cols <= 4099 ? 16 : 3;
-      c.cols = cols;
+      norm_case c = case_of(norm_op::layer_norm, t, cols <= 4099 ? 16 : 3, cols, stream.get());
       c.input = norm_input::large_mean;
-      c.stream = stream.get();
       combo(c, k++);
       run_case(c, rng);
     }
@@ -779,13 +746,8 @@ TEST_CASE("layer_norm: far-out values at the packs of a block's first lane (the 
   for (dtype t : all_dtypes)
     for (int64_t cols : {512, 4096, 8192, 16384, 65536})
       for (int64_t rows : {1, 24}) {
-        norm_case c;
-        c.op = norm_op::layer_norm;
-        c.t = t;
-        c.rows = rows;
-        c.cols = cols;
+        norm_case c = case_of(norm_op::layer_norm, t, rows, cols, stream.get());
         c.input = norm_input::far_lanes;
-        c.stream = stream.get();
         run_case(c, rng);
       }
 }
@@ -802,14 +764,9 @@ TEST_CASE("norms: constant rows / subnormal rows / outliers", "[gpu][norms]") {
     for (norm_input in : {norm_input::constant, norm_input::subnormal, norm_input::mixed})
       for (int64_t cols : {1, 2, 33, 1000, 4099, 40000})
         for (norm_op op : all_norm_ops) {
-          norm_case c;
-          c.op = op;
-          c.t = t;
-          c.rows = cols <= 4099 ? 24 : 6;
-          c.cols = cols;
+          norm_case c = case_of(op, t, cols <= 4099 ? 24 : 6, cols, stream.get());
           c.input = in;
           c.layout = (k % 3 == 2) ? offset_both(1) : contiguous();
-          c.stream = stream.get();
           combo(c, k++);
           run_case(c, rng);
         }
@@ -830,14 +787,9 @@ TEST_CASE("fused_add_rms_norm: agrees with residual += x then rms_norm in every 
         p.t = t;
         const int64_t cols = sanitizer_cols(p, dev, p.r == regime::staged ? fused_op : plain_op);
         if (cols < 0) continue;
-        norm_case c;
-        c.op = norm_op::fused_add_rms_norm;
-        c.t = t;
+        norm_case c = case_of(norm_op::fused_add_rms_norm, t, p.rows, cols, stream.get());
         c.w = w;
-        c.rows = p.rows;
-        c.cols = cols;
         c.layout = p.layout.in_place ? offset_both(p.layout.in_offset) : p.layout;
-        c.stream = stream.get();
         INFO("strategy: " << to_string(p.r));
         run_case(c, rng);
       }
@@ -874,13 +826,8 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
   int k = 0;
   for (const staged_case& sc : cases)
     for (norm_op op : {norm_op::rms_norm, norm_op::fused_add_rms_norm}) {
-      norm_case c;
-      c.op = op;
-      c.t = sc.t;
-      c.rows = sc.rows;
-      c.cols = sc.cols;
+      norm_case c = case_of(op, sc.t, sc.rows, sc.cols, stream.get());
       c.layout = (op == norm_op::fused_add_rms_norm && sc.layout.in_place) ? offset_both(0) : sc.layout;
-      c.stream = stream.get();
       const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
       INFO(describe(pl));
       const bool aligned = c.layout.in_offset == 0 && c.layout.in_pad % widest_pack(c.t) == 0 &&
@@ -944,13 +891,8 @@ TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 40-64 values per thread 
     const int64_t rows = rows_for_wide(wc.t, wc.cols, contiguous(), dev, traits_of(norm_op::layer_norm));
     if (!dev.clusters && wc.cols > 16384) continue;  // wide clusters need them
     REQUIRE(rows > 0);
-    norm_case c;
-    c.op = wc.op;
-    c.t = wc.t;
-    c.rows = rows;
-    c.cols = wc.cols;
+    norm_case c = case_of(wc.op, wc.t, rows, wc.cols, stream.get());
     c.layout = wc.layout;
-    c.stream = stream.get();
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
     INFO(describe(pl));
     CHECK(is_wide(pl) == wc.wide);
@@ -984,13 +926,8 @@ TEST_CASE("layer_norm 16-bit: persistent cluster grids whose CTAs take one or se
   for (const wf_case& wc : cases) {
     const int64_t wave = rows_for_wide(wc.t, wc.cols, contiguous(), dev, traits_of(norm_op::layer_norm));
     REQUIRE(wave > 0);
-    norm_case c;
-    c.op = norm_op::layer_norm;
-    c.t = wc.t;
-    c.rows = wave * 5 / 2;
-    c.cols = wc.cols;
+    norm_case c = case_of(norm_op::layer_norm, wc.t, wave * 5 / 2, wc.cols, stream.get());
     c.layout = wc.layout;
-    c.stream = stream.get();
     combo(c, wc.combo);
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
     INFO(describe(pl));
@@ -1030,11 +967,7 @@ TEST_CASE("layer_norm fp32: many rows of 16384 columns with both weights on one 
   };
   int k = 0;
   for (const wide32_case& wc : cases) {
-    norm_case c;
-    c.op = norm_op::layer_norm;
-    c.t = dtype::f32;
-    c.rows = rows;
-    c.cols = 16384;
+    norm_case c = case_of(norm_op::layer_norm, dtype::f32, rows, 16384, stream.get());
     c.layout = wc.layout;
     c.weight = wc.weight;
     c.beta = wc.beta;
@@ -1042,7 +975,6 @@ TEST_CASE("layer_norm fp32: many rows of 16384 columns with both weights on one 
     c.weight_offset = wc.weight_offset;
     c.input = wc.input;
     c.stats = (k++ % 2) == 0;
-    c.stream = stream.get();
     if (wc.layout.in_offset == 0) {  // aligned rows: the plan of this call's weights
       const dsp::plan pl = plan_with_weights(c, dev);
       INFO(describe(pl));
@@ -1111,13 +1043,8 @@ TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp
   };
   int k = 0;
   for (const rows_case& rc : cases) {
-    norm_case c;
-    c.op = rc.op;
-    c.t = rc.t;
-    c.rows = rc.rows;
-    c.cols = rc.cols;
+    norm_case c = case_of(rc.op, rc.t, rc.rows, rc.cols, stream.get());
     c.layout = rc.layout;
-    c.stream = stream.get();
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
     INFO(describe(pl));
     if (dev.clusters) {
@@ -1409,13 +1336,8 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
       continue;
     }
     for (norm_op op : all_norm_ops) {
-      norm_case c;
-      c.op = op;
-      c.t = p.t;
-      c.rows = p.rows;
-      c.cols = cols;
+      norm_case c = case_of(op, p.t, p.rows, cols, stream.get());
       c.layout = (op == norm_op::fused_add_rms_norm && p.layout.in_place) ? offset_both(p.layout.in_offset) : p.layout;
-      c.stream = stream.get();
       combo(c, (k++ * 5) % 16);
       run_case(c, rng);
     }
@@ -1423,13 +1345,9 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
   // Many fp32 rows in registers over a cluster of 4 with the weights' column stage (policy.hpp
   // clustered_rows_rules), misaligned by one element so the edge packs take the checked path.
   for (norm_op op : {norm_op::layer_norm, norm_op::rms_norm}) {
-    norm_case c;
-    c.op = op;
-    c.t = dtype::f32;
-    c.rows = dev.sm_count + 7;  // rows enough to fill the SMs: no spread split
-    c.cols = 32768 - 4;
+    // Rows enough to fill the SMs: no spread split.
+    norm_case c = case_of(op, dtype::f32, dev.sm_count + 7, 32768 - 4, stream.get());
     c.layout = offset_both(1);
-    c.stream = stream.get();
     combo(c, (k++ * 5) % 16 & ~1);  // with a weight
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
     INFO(describe(pl));
@@ -1441,13 +1359,9 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
   const std::pair<norm_op, int64_t> wide_picks[] = {
       {norm_op::layer_norm, 16384}, {norm_op::rms_norm, 16384}, {norm_op::layer_norm, dev.clusters ? 32768 : 16384}};
   for (const auto& [op, cols] : wide_picks) {
-    norm_case c;
-    c.op = op;
-    c.t = dtype::bf16;
-    c.cols = cols;
-    c.rows = rows_for_wide(c.t, c.cols, contiguous(), dev, traits_of(op));
+    norm_case c = case_of(op, dtype::bf16, rows_for_wide(dtype::bf16, cols, contiguous(), dev, traits_of(op)), cols,
+                          stream.get());
     REQUIRE(c.rows > 0);
-    c.stream = stream.get();
     combo(c, (k++ * 5) % 16 & ~1);  // with a weight (staged over the cluster)
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
     INFO(describe(pl));
@@ -1457,13 +1371,8 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
   // fp32 layer_norm rows of 16384 with both weights on one CTA of 256 threads x 64 values
   // (wide_rows_rules), one more row than a wave of them, in place.
   {
-    norm_case c;
-    c.op = norm_op::layer_norm;
-    c.t = dtype::f32;
-    c.rows = 2 * dev.sm_count + 1;
-    c.cols = 16384;
+    norm_case c = case_of(norm_op::layer_norm, dtype::f32, 2 * dev.sm_count + 1, 16384, stream.get());
     c.layout = in_place();
-    c.stream = stream.get();
     combo(c, 0);  // both weights, mean / rstd
     CHECK(is_wide(plan_with_weights(c, dev)));
     run_case(c, rng);
@@ -1471,12 +1380,7 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
   // Two rows over clusters of 16 CTAs of 512 threads (policy.hpp few_rows_block), both weights
   // staged (128 KiB per CTA), uneven segments.
   {
-    norm_case c;
-    c.op = norm_op::layer_norm;
-    c.t = dtype::f32;
-    c.rows = 2;
-    c.cols = 200000;
-    c.stream = stream.get();
+    norm_case c = case_of(norm_op::layer_norm, dtype::f32, 2, 200000, stream.get());
     combo(c, 0);  // both weights
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
     INFO(describe(pl));
