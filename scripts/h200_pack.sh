@@ -77,22 +77,24 @@ fi
 echo "h200_pack: gpu-pack/ ($(du -sh "$pack" | cut -f1)):"
 ls -l "$pack"
 size_kb=$(du -sk "$pack" | cut -f1)
-if (( size_kb > 50 * 1024 )); then
-  # The device run carries at most 64 MiB with the tracked tree (~8 MiB): one tarball per binary
-  # (build-carry/ is git-ignored), each carried by its own call (h200_run.sh reports the other
-  # binary's steps as missing); start from an empty gpu-pack/ there (a warm machine keeps the
-  # last one).
-  mkdir -p build-carry
-  rm -f build-carry/gpu-pack-*.tgz
+# A device call carries at most 64 MiB: the tracked tree (bench/results grows each session) plus
+# what `carry` names. Over that, one tarball per binary, each in a folder of its own under
+# build-carry/ (git-ignored), so that a call carries exactly one (h200_run.sh reports the other
+# binary's steps as missing); start from an empty gpu-pack/ there (a warm machine keeps the last).
+tree_kb=$(git ls-files -z 2>/dev/null | du -ck --files0-from=- 2>/dev/null | tail -n1 | cut -f1)
+tree_kb=${tree_kb:-0}
+if (( size_kb + tree_kb > 60 * 1024 )); then
+  rm -rf build-carry
   for t in "${targets[@]}"; do
     exclude=()
     for other in "${targets[@]}"; do
       [[ "$other" != "$t" ]] && exclude+=("--exclude=gpu-pack/$other")
     done
-    tar czf "build-carry/gpu-pack-${t#rowwise_}.tgz" "${exclude[@]}" gpu-pack
+    mkdir -p "build-carry/${t#rowwise_}"
+    tar czf "build-carry/${t#rowwise_}/gpu-pack.tgz" "${exclude[@]}" gpu-pack
   done
-  echo "h200_pack: gpu-pack is $((size_kb / 1024)) MiB, over what one call carries beside the tree; carry one of:" >&2
-  ls -l build-carry/gpu-pack-*.tgz >&2
-  echo "h200_pack: and run: rm -rf gpu-pack && tar xzf build-carry/gpu-pack-<gpu_tests|bench>.tgz && bash scripts/h200_run.sh" >&2
+  echo "h200_pack: gpu-pack is $((size_kb / 1024)) MiB and the tracked tree $((tree_kb / 1024)) MiB: over what one call carries; per binary:" >&2
+  ls -l build-carry/*/gpu-pack.tgz >&2
+  echo "h200_pack: carry [\"build-carry/<gpu_tests|bench>\"] and run: rm -rf gpu-pack && tar xzf build-carry/<gpu_tests|bench>/gpu-pack.tgz && bash scripts/h200_run.sh" >&2
 fi
 echo "h200_pack: on the H200, from the repo root: bash scripts/h200_run.sh   (OUT=<dir>, BENCH_FILTER=<regex>)"
