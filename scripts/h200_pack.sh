@@ -83,8 +83,11 @@ size_kb=$(du -sk "$pack" | cut -f1)
 # binary's steps as missing); start from an empty gpu-pack/ there (a warm machine keeps the last).
 tree_kb=$(git ls-files -z 2>/dev/null | du -ck --files0-from=- 2>/dev/null | tail -n1 | cut -f1)
 tree_kb=${tree_kb:-0}
+# Stale tarballs of an earlier pack (this layout's and the older build-carry/gpu-pack-*.tgz) go
+# either way, so that no call carries binaries of another commit; nothing else there is touched.
+rm -rf build-carry/gpu_tests build-carry/bench
+rm -f build-carry/gpu-pack-*.tgz
 if (( size_kb + tree_kb > 60 * 1024 )); then
-  rm -rf build-carry
   for t in "${targets[@]}"; do
     exclude=()
     for other in "${targets[@]}"; do

@@ -257,13 +257,17 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   const auto weights_first = [&](int64_t first_base) {
     return weights_first_instance && csize > 1 && present_column_params(op) == 2 && first_base + step < io.rows;
   };
+  // The column stage of this CTA's packs (the launch's first row's columns), started once.
+  const auto start_stage = [&](bool via_l1) {
+    stage::start(op,
+                 thread_packs<K, G, N>(true, rank * segment_packs + lane, (rank + 1) * segment_packs, io.cols,
+                                       first_head),
+                 dynamic_smem, via_l1);
+  };
   if constexpr (weights_first_instance) {
     if (weights_first(static_cast<int64_t>(per_cluster(blockIdx.x, csize)) * rows_per_step)) {
       wait_for_prior_grids();  // the weights may be the prior grid's output
-      stage::start(op,
-                   thread_packs<K, G, N>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
-                                         io.cols, first_head),
-                   dynamic_smem, /*via_l1=*/false);
+      start_stage(/*via_l1=*/false);
     }
   }
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
@@ -320,11 +324,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     // the row's loads, so that the row's requests do not queue behind them (128 CTAs copying
     // the same weights before their rows: bf16 layer_norm 128 x 4096 +0.4 us, NOTES 21).
     if constexpr (Staged) {
-      if (it == 0 && !weights_first(base))
-        stage::start(op,
-                     thread_packs<K, G, N>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
-                                           io.cols, first_head),
-                     dynamic_smem, /*via_l1=*/csize == 1);
+      if (it == 0 && !weights_first(base)) start_stage(/*via_l1=*/csize == 1);
     }
 
     const auto st = [&] {
