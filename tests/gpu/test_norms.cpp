@@ -820,7 +820,8 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
       {dtype::bf16, 262144, 3, contiguous()},         // the largest cluster
       {dtype::f32, 65536, 2, offset_both(1)},         // rows start mid-pack: not staged
       {dtype::bf16, 65536 + 3, 3, contiguous()},      // a partial last pack: not staged
-      {dtype::bf16, 12288, many, contiguous()},       // fused only: one CTA would take 384 threads
+      {dtype::bf16, 12280, many, contiguous()},       // fused only: one CTA would take 384 threads
+                                                      // (12288 fills 192 x 64 values: wide, not staged)
       {dtype::f16, 10000, many, strided(8)},          // fused only: 1250 packs, uneven segments
   };
   int k = 0;
@@ -834,10 +835,12 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
                            c.cols % widest_pack(c.t) == 0;
       const int64_t row_bytes = c.cols * elem_bytes(c.t) * traits_of(op).inputs;
       // Long rows; and 16-bit fused rows that one CTA of more than 256 threads would hold (policy.hpp
-      // clustered_rows_rules, the staged rule: 8193-12288 columns).
+      // clustered_rows_rules, the staged rule: 8193-12288 columns) where they fill no wide config
+      // (none of this list's widths does).
       const bool fused_wide = op == norm_op::fused_add_rms_norm && elem_bytes(c.t) == 2 &&
                               c.cols > 256 * 32 && c.cols <= 384 * 32;
       const bool fits = fused_wide || (row_bytes > dsp::staged_min_row_bytes && row_bytes <= 16 * dsp::staged_segment_bytes);
+      CHECK_FALSE(is_wide(pl));
       if (!aligned) CHECK(pl.kind != dsp::strategy::staged);
       // Few rows may instead be spread over a cluster in registers (when a segment fits them).
       if (c.rows >= dev.sm_count) CHECK((pl.kind == dsp::strategy::staged) == (dev.clusters && aligned && fits));
@@ -846,13 +849,13 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
     }
 }
 
-TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 40-64 values per thread (layer_norm 1280-16384, rms_norm "
-          "past 256 threads, both over clusters of such segments up to 131072; strides, in place, every optional "
-          "argument)",
+TEST_CASE("layer_norm / rms_norm / fused_add_rms_norm: many 16-bit rows held 40-64 values per thread (layer_norm "
+          "1280-16384, rms_norm and fused_add_rms_norm past 256 threads, all over clusters of such segments up to "
+          "131072; strides, in place, every optional argument)",
           "[gpu][norms]") {
   // policy.hpp wide_rows_rules: rows (cluster segments) that fill G threads x 5-8 packs of 8
-  // exactly, more rows than one wave of the CTAs; misaligned rows, other widths and
-  // fused_add_rms_norm stay at 32 values.
+  // exactly, more rows than one wave of the CTAs; misaligned rows and other widths stay at 32
+  // values.
   seeded_rng rng("norms wide rows");
   INFO(rng.describe());
   const auto dev = device_limits_now();
@@ -882,13 +885,21 @@ TEST_CASE("layer_norm / rms_norm: many 16-bit rows held 40-64 values per thread 
       {norm_op::rms_norm, dtype::bf16, 65536, strided(8), true},     // 4 CTAs of 256 x 8
       {norm_op::rms_norm, dtype::bf16, 8192, contiguous(), false},              // 256 threads: narrow
       {norm_op::layer_norm, dtype::bf16, 4096, offset_both(1), false},          // a head pack
-      {norm_op::fused_add_rms_norm, dtype::bf16, 4096, contiguous(), false},  // two inputs
+      {norm_op::fused_add_rms_norm, dtype::bf16, 4096, contiguous(), false},  // 128 threads: narrow
+      {norm_op::fused_add_rms_norm, dtype::bf16, 12288, contiguous(), true},  // 192 x 8 (both inputs' packs)
+      {norm_op::fused_add_rms_norm, dtype::f16, 16384, strided(8), true},     // 256 x 8
+      {norm_op::fused_add_rms_norm, dtype::bf16, 9216, strided(16), true},    // 192 x 6
+      {norm_op::fused_add_rms_norm, dtype::f16, 32768, contiguous(), true},   // 2 CTAs of 256 x 8
+      {norm_op::fused_add_rms_norm, dtype::bf16, 65536, strided(8), true},    // 4 CTAs of 256 x 8
+      {norm_op::fused_add_rms_norm, dtype::bf16, 12288, offset_both(1), false},  // a head pack
   };
   int k = 0;
   for (const wide_case& wc : cases) {
     // The row count that makes layer_norm's plan wide at this width (rms_norm's past 256
-    // threads is the same), so that the negative cases run at the same rows.
-    const int64_t rows = rows_for_wide(wc.t, wc.cols, contiguous(), dev, traits_of(norm_op::layer_norm));
+    // threads is the same; fused_add_rms_norm's its own), so that the negative cases run at the
+    // same rows.
+    const norm_op rows_op = wc.op == norm_op::fused_add_rms_norm && wc.wide ? wc.op : norm_op::layer_norm;
+    const int64_t rows = rows_for_wide(wc.t, wc.cols, contiguous(), dev, traits_of(rows_op));
     if (!dev.clusters && wc.cols > 16384) continue;  // wide clusters need them
     REQUIRE(rows > 0);
     norm_case c = case_of(wc.op, wc.t, rows, wc.cols, stream.get());

@@ -364,12 +364,12 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
     return dsp::plan_rows(p, dev);
   };
   const dsp::device_limits h200 = h200_like();
-  // bf16 65528: 128 KiB per row, segments of 32 KiB over a cluster of 4 (two inputs, 65536:
-  // 8). (rms_norm's 65536 goes over 4 CTAs of 256 x 64 values: wide_rows_rules.)
+  // bf16 65528: 128 KiB per row, segments of 32 KiB over a cluster of 4 (two inputs: 8).
+  // (rms_norm's and fused_add_rms_norm's 65536 go over 4 CTAs of 256 x 64 values: wide_rows_rules.)
   dsp::plan pl = plan(h200, 65536 - 8, 2, 0, true, 1);
   CHECK(pl.kind == dsp::strategy::staged);
   CHECK(pl.cluster == 4);
-  pl = plan(h200, 65536, 2, 0, true, 2);
+  pl = plan(h200, 65536 - 8, 2, 0, true, 2);
   CHECK(pl.kind == dsp::strategy::staged);
   CHECK(pl.cluster == 8);
   // Not staged: ops that did not choose it, misaligned rows, rows that L2 serves, no sm_90.
@@ -385,11 +385,16 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   // Longer than 16 CTAs can stage: streams.
   CHECK(plan(h200, 262144, 4, 0, true, 1).kind == dsp::strategy::streaming);
   // 16-bit fused rows that one CTA of more than 256 threads would hold (alone on its SM at 128
-  // registers): staged over 2 CTAs (policy.hpp clustered_rows_rules, staged); not at 256 threads, not fp32,
-  // not rms_norm, not misaligned, not without sm_90.
-  pl = plan(h200, 12288, 2, 0, true, 2);
+  // registers) and that fill no wide config: staged over 2 CTAs (policy.hpp clustered_rows_rules,
+  // staged); not at 256 threads, not fp32, not rms_norm, not misaligned, not without sm_90. Those
+  // that fill one (12288 = 192 x 64 values) go wide (wide_rows_rules), below.
+  pl = plan(h200, 12280, 2, 0, true, 2);
   CHECK(pl.kind == dsp::strategy::staged);
   CHECK(pl.cluster == 2);
+  pl = plan(h200, 12288, 2, 0, true, 2);
+  CHECK(pl.kind == dsp::strategy::registers);
+  CHECK(pl.cluster == 1);
+  CHECK(pl.threads_per_row == 192);
   CHECK(plan(h200, 8200, 2, 0, true, 2).kind == dsp::strategy::staged);
   CHECK(plan(h200, 8192, 2, 0, true, 2).kind == dsp::strategy::registers);
   CHECK(plan(h200, 12288, 4, 0, true, 2).kind == dsp::strategy::registers);
@@ -975,7 +980,9 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
     CHECK_FALSE(wide(plan_for(h200, 100000, cols, 4, 4, 0, true, false)));  // fp32 softmax
     CHECK_FALSE(wide(plan(100000, cols + 8, false, true)));
     CHECK_FALSE(wide(plan(100000, cols - 8, false, true)));
-    CHECK_FALSE(wide(fused_plan_for(h200, 100000, cols, 2)));
+    // fused_add_rms_norm, 16-bit: as rms_norm, where 32 values would take more than 256 threads.
+    CHECK(wide(fused_plan_for(h200, 100000, cols, 2)) == (cols > 8192));
+    CHECK_FALSE(wide(fused_plan_for(h200, 100000, cols, 4)));
   }
   // 5-7 packs per thread on 32, 64 or 128 threads (layer_norm only: softmax / rms_norm there take
   // at most 224 threads of 32 values).

@@ -427,8 +427,14 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
 ///   the copy floor (91.0-91.1 in three re-runs). rms_norm on the same form was unchanged
 ///   (72.9-73.7 against 73.1-73.5), and the same rows over clusters of 2 CTAs of 128 x 64 values
 ///   were slower (84-104 us): not theirs.
-/// Not for fused_add_rms_norm (two rows' raw packs at its 128 registers) nor other fp32 rows (32
-/// values are already 8 packs).
+/// - 16-bit fused_add_rms_norm past 256 threads, also over clusters (session 32, experiments 79;
+///   L2 flushed, us per launch of 256 MiB, three builds alternated): bf16 / fp16 12288 (192 x 8
+///   packs) 76.4-78.4 / 76.1-77.1 -> 71.7-72.4 / 71.1-71.9 (staged over 2 before), 16384 (256 x 8)
+///   76.4-76.8 / 75.4-76.2 -> 72.0-72.5 / 71.8-72.3 (streaming before); over clusters (staged
+///   over 4 / 8 before) 32768 (2 x 256 x 8) 75.4-76.2 / 74.9-76.2 -> 74.4-75.3 / 74.6-75.4 and
+///   65536 (4 x 256 x 8) 75.6-76.5 / 75.4-75.8 -> 74.3-75.5 / 74.8-75.6. Its 128 registers hold
+///   both inputs' packs as they arrive: 113-128 used, no spills (ptxas -v).
+/// Not for other fp32 rows (32 values are already 8 packs).
 struct wide_rows_rule {
   int elem_bytes;
   unsigned ops;     // op_kind bits
@@ -440,6 +446,7 @@ inline constexpr wide_rows_rule wide_rows_rules[] = {
     {2, layer_norm_kind, 0, 8},
     {2, rms_norm_kind, 256, 8},
     {2, softmax_kind, 256, 1},
+    {2, fused_kind, 256, 8},
     {4, layer_norm_kind, 384, 1, 2},  // measured with both weights only
 };
 /// Wide cluster segments are held by at least this many threads (they stage their weights:
@@ -475,7 +482,8 @@ inline constexpr int wide_cluster_min_threads = 128;
 ///   columns; at the fused op's 128 registers such a CTA is alone on its SM), staged over 2 CTAs
 ///   (NOTES 23g, % of the probe's floor): bf16 12288 90.2 (one CTA of 384) -> 94.9; not at 256
 ///   threads and fewer (bf16 8192: 101.7 against 90.6), nor fp32 (12288: 98.7 against 92.7), nor
-///   rms_norm (bf16 12288: 90.2 against 72.5).
+///   rms_norm (bf16 12288: 90.2 against 72.5). Since session 32 only the widths that fill no wide
+///   config (wide_rows_rules above: 9216, 10240, 12288 go wide) come here.
 struct clustered_rows_rule {
   int elem_bytes;
   unsigned ops;  // op_kind bits
