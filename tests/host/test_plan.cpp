@@ -372,6 +372,11 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   pl = plan(h200, 65536 - 8, 2, 0, true, 2);
   CHECK(pl.kind == dsp::strategy::staged);
   CHECK(pl.cluster == 8);
+  pl = plan(h200, 65536, 2, 0, true, 2);
+  CHECK(pl.kind == dsp::strategy::registers);
+  CHECK(pl.cluster == 4);
+  CHECK(pl.threads_per_row == 256);
+  CHECK(pl.packs_per_thread == 8);
   // Not staged: ops that did not choose it, misaligned rows, rows that L2 serves, no sm_90.
   CHECK(plan(h200, 65536 + 8, 2, 0, false, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 65536, 2, 1, true, 1).kind == dsp::strategy::streaming);
