@@ -997,8 +997,8 @@ TEST_CASE("layer_norm fp32: many rows of 16384 columns with both weights on one 
 
 // --- invalid arguments ------------------------------------------------------------------------------
 
-TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp32 64-512 KiB, 16-bit "
-          "layer_norm over 2 CTAs) or streaming over >= 64 KiB segments (several rows per cluster, uneven "
+TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp32 64-512 KiB, fused fp32 "
+          "rows past the stage, 16-bit layer_norm over 2 CTAs) or streaming over >= 64 KiB segments (several rows per cluster, uneven "
           "segments, strides, in place); few long rows over a doubled cluster in registers or on 512-thread CTAs",
           "[gpu][norms]") {
   // policy.hpp clustered_rows_rules: fp32 layer_norm / rms_norm rows of 64 KiB - 512 KiB in
@@ -1030,6 +1030,11 @@ TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp
       {norm_op::layer_norm, dtype::bf16, many, 65536 + 8, strided(8), dsp::strategy::streaming, 2},  // 16-bit
       {norm_op::layer_norm, dtype::bf16, many, 16384 + 8, contiguous(), dsp::strategy::registers, 2},  // 2 x 288
       {norm_op::layer_norm, dtype::f16, many, 13000, in_place(), dsp::strategy::registers, 2},  // uneven
+      // fp32 fused_add_rms_norm rows the staged strategy cannot take (past 16 CTAs of 32 KiB of
+      // both inputs, or a partial last pack): over up to 16 CTAs in registers (the past_staging rule).
+      {norm_op::fused_add_rms_norm, dtype::f32, many, 131072, contiguous(), dsp::strategy::registers, 16},
+      {norm_op::fused_add_rms_norm, dtype::f32, fewer, 65536 + 4, strided(4), dsp::strategy::registers, 16},
+      {norm_op::fused_add_rms_norm, dtype::f32, many, 32768 - 2, strided(2), dsp::strategy::registers, 4},
       // Few rows whose spread cluster's segments are too long for registers: over twice that
       // cluster in registers (policy.hpp few_rows_doubling).
       {norm_op::layer_norm, dtype::f32, 32, 65536, contiguous(), dsp::strategy::registers, 8},
@@ -1353,8 +1358,9 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     }
   }
   // Many fp32 rows in registers over a cluster of 4 with the weights' column stage (policy.hpp
-  // clustered_rows_rules), misaligned by one element so the edge packs take the checked path.
-  for (norm_op op : {norm_op::layer_norm, norm_op::rms_norm}) {
+  // clustered_rows_rules), misaligned by one element so the edge packs take the checked path (the
+  // fused op: rows the stage cannot move take the rule).
+  for (norm_op op : {norm_op::layer_norm, norm_op::rms_norm, norm_op::fused_add_rms_norm}) {
     // Rows enough to fill the SMs: no spread split.
     norm_case c = case_of(op, dtype::f32, dev.sm_count + 7, 32768 - 4, stream.get());
     c.layout = offset_both(1);

@@ -276,6 +276,7 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
     if (rule.elem_bytes != p.elem_bytes || (rule.ops & op_kind_of(p)) == 0 ||
         p.cols * p.elem_bytes < rule.min_row_bytes || p.column_param_count < rule.min_weights)
       continue;
+    if (rule.past_staging && stageable(p, dev) && staged_cluster(p, dev, packs, 1) > 0) continue;
     if (one_cta_block > 0 && (rule.split_above_block == 0 || one_cta_block <= rule.split_above_block))
       continue;
     if (rule.staged) {

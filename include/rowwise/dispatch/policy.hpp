@@ -484,6 +484,11 @@ inline constexpr int wide_cluster_min_threads = 128;
 ///   threads and fewer (bf16 8192: 101.7 against 90.6), nor fp32 (12288: 98.7 against 92.7), nor
 ///   rms_norm (bf16 12288: 90.2 against 72.5). Since session 32 only the widths that fill no wide
 ///   config (wide_rows_rules above: 9216, 10240, 12288 go wide) come here.
+/// - fp32 fused_add_rms_norm rows that the staged strategy cannot take (past 16 CTAs of 32 KiB of
+///   both inputs: 65537-131072 columns; or not a whole number of 16-byte packs), over up to 16
+///   CTAs of 256 x 32 values in registers, as fp32 rms_norm: 256 x 131072 165.6-169.4 -> 143.4-144.7
+///   us per launch against streaming (experiments 80, session 32). Not the rows it stages: there
+///   it was the same (16384, 65536) or 1-1.5 % slower (32768).
 struct clustered_rows_rule {
   int elem_bytes;
   unsigned ops;  // op_kind bits
@@ -494,6 +499,8 @@ struct clustered_rows_rule {
   bool staged;            // segments staged in shared memory instead of registers (only rows
                           // one CTA would hold: longer ones follow stageable's rules, plan.hpp)
   int min_weights = 0;    // weight vectors the call must pass (layer_norm: gamma and beta)
+  bool past_staging = false;  // only rows the staged strategy cannot take (plan.hpp stageable,
+                              // staged_cluster): the op's longer staged rows keep their stage
 };
 inline constexpr clustered_rows_rule clustered_rows_rules[] = {
     {4, softmax_kind, 96 * 1024, 16, 256, 0, false},
@@ -502,6 +509,7 @@ inline constexpr clustered_rows_rule clustered_rows_rules[] = {
     {2, softmax_kind, 0, 8, 256, 256, false},
     {2, fused_kind, 0, 2, staged_block, 256, true},
     {2, layer_norm_kind, 0, 2, 320, 0, false},
+    {4, fused_kind, 64 * 1024, 16, 256, 0, false, 0, true},
 };
 
 /// Many rows that stream (16-byte packs): each over a cluster of up to streaming_max_cluster CTAs,
