@@ -1030,11 +1030,11 @@ TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp
       {norm_op::layer_norm, dtype::bf16, many, 65536 + 8, strided(8), dsp::strategy::streaming, 2},  // 16-bit
       {norm_op::layer_norm, dtype::bf16, many, 16384 + 8, contiguous(), dsp::strategy::registers, 2},  // 2 x 288
       {norm_op::layer_norm, dtype::f16, many, 13000, in_place(), dsp::strategy::registers, 2},  // uneven
-      // fp32 fused_add_rms_norm rows the staged strategy cannot take (past 16 CTAs of 32 KiB of
-      // both inputs, or a partial last pack): over up to 16 CTAs in registers (the past_staging rule).
+      // fp32 fused_add_rms_norm rows of whole packs past what 16 CTAs stage, where 16 CTAs' segments
+      // fill their registers config exactly (past_stage_budget, exact_fill); the others stream.
       {norm_op::fused_add_rms_norm, dtype::f32, many, 131072, contiguous(), dsp::strategy::registers, 16},
-      {norm_op::fused_add_rms_norm, dtype::f32, fewer, 65536 + 4, strided(4), dsp::strategy::registers, 16},
-      {norm_op::fused_add_rms_norm, dtype::f32, many, 32768 - 2, strided(2), dsp::strategy::registers, 4},
+      {norm_op::fused_add_rms_norm, dtype::f32, fewer, 81920, strided(4), dsp::strategy::registers, 16},
+      {norm_op::fused_add_rms_norm, dtype::f32, fewer, 65536 + 4, strided(4), dsp::strategy::streaming, 4},
       // Few rows whose spread cluster's segments are too long for registers: over twice that
       // cluster in registers (policy.hpp few_rows_doubling).
       {norm_op::layer_norm, dtype::f32, 32, 65536, contiguous(), dsp::strategy::registers, 8},
@@ -1358,9 +1358,8 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     }
   }
   // Many fp32 rows in registers over a cluster of 4 with the weights' column stage (policy.hpp
-  // clustered_rows_rules), misaligned by one element so the edge packs take the checked path (the
-  // fused op: rows the stage cannot move take the rule).
-  for (norm_op op : {norm_op::layer_norm, norm_op::rms_norm, norm_op::fused_add_rms_norm}) {
+  // clustered_rows_rules), misaligned by one element so the edge packs take the checked path.
+  for (norm_op op : {norm_op::layer_norm, norm_op::rms_norm}) {
     // Rows enough to fill the SMs: no spread split.
     norm_case c = case_of(op, dtype::f32, dev.sm_count + 7, 32768 - 4, stream.get());
     c.layout = offset_both(1);
@@ -1368,6 +1367,17 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
     INFO(describe(pl));
     if (dev.clusters) CHECK((pl.kind == dsp::strategy::registers && pl.cluster == 4));
+    run_case(c, rng);
+  }
+  // fp32 fused_add_rms_norm rows past what 16 CTAs stage, over 16 CTAs of 160 x 32 values
+  // (clustered_rows_rules: past_stage_budget, exact_fill), weight staged, a row stride of cols + 4.
+  {
+    norm_case c = case_of(norm_op::fused_add_rms_norm, dtype::f32, dev.sm_count + 7, 81920, stream.get());
+    c.layout = strided(4);
+    combo(c, (k++ * 5) % 16 & ~1);  // with a weight
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
+    INFO(describe(pl));
+    if (dev.clusters) CHECK((pl.kind == dsp::strategy::registers && pl.cluster == 16));
     run_case(c, rng);
   }
   // Many 16-bit rows held 64 values per thread (policy.hpp wide_rows_rules): 256 threads, the

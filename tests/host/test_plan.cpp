@@ -548,22 +548,23 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
   // one-element packs, no clusters, few rows (spread over the GPU instead).
   CHECK(fused_plan_for(h200, 100000, 32768, 4).kind == dsp::strategy::staged);
   CHECK(fused_plan_for(h200, 100000, 65536, 4).kind == dsp::strategy::staged);
-  // fp32 fused_add_rms_norm rows past what 16 CTAs stage go over 16 CTAs in registers (up to 256 x
-  // 32 values each: 131072 columns); longer ones stream. Rows the stage cannot move (a partial
-  // last pack) take the rule from 64 KiB on.
-  for (int64_t cols : {65536 + 4, 100000, 131072}) {
+  // fp32 fused_add_rms_norm rows of whole packs past what 16 CTAs stage go over 16 CTAs in
+  // registers where the segments fill the config exactly (policy.hpp clustered_rows_rules:
+  // past_stage_budget, exact_fill): 160-256 threads x 32 values.
+  for (int64_t cols : {81920, 98304, 114688, 131072}) {
     INFO("fused fp32 cols " << cols);
     pl = fused_plan_for(h200, 100000, cols, 4);
     CHECK(pl.kind == dsp::strategy::registers);
     CHECK(pl.cluster == 16);
-    CHECK(pl.threads_per_row <= 256);
-    CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(cols, 4, 0));
+    CHECK(pl.threads_per_row * 32 * 16 == cols);
   }
-  CHECK(fused_plan_for(h200, 100000, 131072 + 4, 4).kind == dsp::strategy::streaming);
-  pl = plan_for(h200, 100000, 32768 - 2, 4, 4, 0, true, true, {}, 2);
-  CHECK(pl.kind == dsp::strategy::registers);
-  CHECK(pl.cluster == 4);
-  CHECK(plan_for(h200, 100000, 16384 - 2, 4, 4, 0, true, true, {}, 2).kind == dsp::strategy::streaming);
+  // Not: segments that fill it partly, rows past 16 x 256 x 32 values, rows the stage takes, rows
+  // with a partial last pack (the stage cannot move them; they stream).
+  for (int64_t cols : {65536 + 4, 65536 + 128, 100000, 106496, 131072 + 4 * 16})
+    CHECK(fused_plan_for(h200, 100000, cols, 4).kind == dsp::strategy::streaming);
+  CHECK(fused_plan_for(h200, 100000, 65536 - 4, 4).kind == dsp::strategy::staged);
+  CHECK(plan_for(h200, 100000, 32768 - 2, 4, 4, 0, true, true, {}, 2).kind == dsp::strategy::streaming);
+  CHECK(plan_for(h200, 100000, 131072 - 2, 4, 4, 0, true, true, {}, 2).kind == dsp::strategy::streaming);
   CHECK(fused_plan_for(a100_like(), 100000, 131072, 4).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 100000, 32768, 4, 1, 0, true, false).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 100000, 16384, 2, 1, 0, true, false).kind == dsp::strategy::streaming);

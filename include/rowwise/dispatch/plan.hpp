@@ -276,7 +276,7 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
     if (rule.elem_bytes != p.elem_bytes || (rule.ops & op_kind_of(p)) == 0 ||
         p.cols * p.elem_bytes < rule.min_row_bytes || p.column_param_count < rule.min_weights)
       continue;
-    if (rule.past_staging && stageable(p, dev) && staged_cluster(p, dev, packs, 1) > 0) continue;
+    if (rule.past_stage_budget && (!staged_layout(p, dev) || staged_cluster(p, dev, packs, 1) > 0)) continue;
     if (one_cta_block > 0 && (rule.split_above_block == 0 || one_cta_block <= rule.split_above_block))
       continue;
     if (rule.staged) {
@@ -289,8 +289,11 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
     for (int c = 2; c <= rule.max_cluster; c *= 2) {
       const int64_t segment = ceil_div(packs, c);
       const int cfg = first_registers_config(segment, p.pack_elems, 64);
-      if (cfg >= 0 && registers_configs[cfg].block <= rule.max_block)
-        return clustered_registers_plan(p, dev, cfg, c, segment);
+      if (cfg < 0 || registers_configs[cfg].block > rule.max_block) continue;
+      if (rule.exact_fill &&
+          (packs % c != 0 || segment != static_cast<int64_t>(registers_configs[cfg].g) * registers_k(cfg, p.pack_elems)))
+        continue;
+      return clustered_registers_plan(p, dev, cfg, c, segment);
     }
   }
   return plan{};

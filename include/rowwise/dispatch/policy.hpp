@@ -484,11 +484,15 @@ inline constexpr int wide_cluster_min_threads = 128;
 ///   threads and fewer (bf16 8192: 101.7 against 90.6), nor fp32 (12288: 98.7 against 92.7), nor
 ///   rms_norm (bf16 12288: 90.2 against 72.5). Since session 32 only the widths that fill no wide
 ///   config (wide_rows_rules above: 9216, 10240, 12288 go wide) come here.
-/// - fp32 fused_add_rms_norm rows that the staged strategy cannot take (past 16 CTAs of 32 KiB of
-///   both inputs: 65537-131072 columns; or not a whole number of 16-byte packs), over up to 16
-///   CTAs of 256 x 32 values in registers, as fp32 rms_norm: 256 x 131072 165.6-169.4 -> 143.4-144.7
-///   us per launch against streaming (experiments 80, session 32). Not the rows it stages: there
-///   it was the same (16384, 65536) or 1-1.5 % slower (32768).
+/// - fp32 fused_add_rms_norm rows of whole 16-byte packs past what 16 CTAs stage (more than 65536
+///   columns), over 16 CTAs of 160-256 x 32 values in registers, only where the segments fill
+///   the config exactly: 81920, 98304, 114688, 131072 columns. Against streaming (L2 flushed, us
+///   per launch of 512 MiB, two builds alternated; experiments 81, session 33): 158.7-161.7 ->
+///   140.4-141.0, 177.3-179.6 -> 138.8-140.3, 179.6-180.5 -> 138.3-139.5, 163.5-168.0 ->
+///   142.2-143.2. Segments that fill it partly lost up to 23 % (65540-65664: 186-189 -> 195-198,
+///   65664: 158-160 -> 195-196) or were mixed (69632-122880: +4 to -8 %); so were rows with a
+///   partial last pack that the stage cannot move (16386-65534, exact fill or not: -10 to +23 %).
+///   The rows the op stages were the same or 1-1.5 % slower in registers (experiments 80).
 struct clustered_rows_rule {
   int elem_bytes;
   unsigned ops;  // op_kind bits
@@ -499,8 +503,10 @@ struct clustered_rows_rule {
   bool staged;            // segments staged in shared memory instead of registers (only rows
                           // one CTA would hold: longer ones follow stageable's rules, plan.hpp)
   int min_weights = 0;    // weight vectors the call must pass (layer_norm: gamma and beta)
-  bool past_staging = false;  // only rows the staged strategy cannot take (plan.hpp stageable,
-                              // staged_cluster): the op's longer staged rows keep their stage
+  bool past_stage_budget = false;  // only rows the staged kernel could move (plan.hpp staged_layout)
+                                   // but that no cluster stages within staged_segment_bytes
+  bool exact_fill = false;  // only clusters whose CTAs' segments fill the registers config
+                            // exactly (equal segments, every thread's packs whole)
 };
 inline constexpr clustered_rows_rule clustered_rows_rules[] = {
     {4, softmax_kind, 96 * 1024, 16, 256, 0, false},
@@ -509,7 +515,7 @@ inline constexpr clustered_rows_rule clustered_rows_rules[] = {
     {2, softmax_kind, 0, 8, 256, 256, false},
     {2, fused_kind, 0, 2, staged_block, 256, true},
     {2, layer_norm_kind, 0, 2, 320, 0, false},
-    {4, fused_kind, 64 * 1024, 16, 256, 0, false, 0, true},
+    {4, fused_kind, 64 * 1024, 16, 256, 0, false, 0, true, true},
 };
 
 /// Many rows that stream (16-byte packs): each over a cluster of up to streaming_max_cluster CTAs,
