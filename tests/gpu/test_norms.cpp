@@ -997,6 +997,54 @@ TEST_CASE("layer_norm fp32: many rows of 16384 columns with both weights on one 
 
 // --- invalid arguments ------------------------------------------------------------------------------
 
+TEST_CASE("rms_norm / fused_add_rms_norm: many rows past 16 CTAs' 32 KiB stages staged over 16 CTAs with "
+          "larger stages (one and two CTAs per SM, uneven segments, strides, in place)",
+          "[gpu][norms]") {
+  // policy.hpp long_rows_stage_rules: fp32 rms_norm and the fused op up to 64 KiB per CTA, bf16
+  // fused up to 64 KiB, bf16 rms_norm up to 48 KiB; past that they stream.
+  seeded_rng rng("norms larger stages");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  const int64_t rows = dev.sm_count + 5;  // enough rows for no spread: each cluster loops
+  struct stage_case {
+    norm_op op;
+    dtype t;
+    int64_t cols;
+    call_layout layout;
+    dsp::strategy kind;  // staged or not, on an sm_90 device with clusters
+    int64_t smem;        // expected dynamic shared memory (staged)
+  };
+  const stage_case cases[] = {
+      {norm_op::rms_norm, dtype::f32, 196608, contiguous(), dsp::strategy::staged, 3 * 48 * 1024},
+      {norm_op::rms_norm, dtype::f32, 131072 + 4, in_place(), dsp::strategy::staged, 3 * 2049 * 16},  // uneven
+      {norm_op::rms_norm, dtype::f32, 262144 + 4, contiguous(), dsp::strategy::streaming, 0},
+      {norm_op::rms_norm, dtype::bf16, 393216, strided(8), dsp::strategy::staged, 3 * 48 * 1024},
+      {norm_op::rms_norm, dtype::bf16, 393216 + 8, contiguous(), dsp::strategy::streaming, 0},
+      {norm_op::fused_add_rms_norm, dtype::f32, 65536 + 4, contiguous(), dsp::strategy::staged, 3 * 2 * 1025 * 16},
+      {norm_op::fused_add_rms_norm, dtype::f32, 106496, strided(4), dsp::strategy::staged, 3 * 2 * 1664 * 16},
+      {norm_op::fused_add_rms_norm, dtype::bf16, 262144, contiguous(), dsp::strategy::staged, 3 * 64 * 1024},
+      {norm_op::fused_add_rms_norm, dtype::bf16, 131072 + 8, strided(8), dsp::strategy::staged, 3 * 2 * 1025 * 16},
+      {norm_op::fused_add_rms_norm, dtype::bf16, 262144 - 8, offset_both(1), dsp::strategy::streaming, 0},  // misaligned
+  };
+  int k = 0;
+  for (const stage_case& sc : cases) {
+    norm_case c = case_of(sc.op, sc.t, rows, sc.cols, stream.get());
+    c.layout = sc.layout;
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
+    INFO(describe(pl));
+    if (dev.clusters && dev.cc_major >= 9) {
+      CHECK((pl.kind == dsp::strategy::staged) == (sc.kind == dsp::strategy::staged));
+      if (sc.kind == dsp::strategy::staged) {
+        CHECK(pl.cluster == 16);
+        CHECK(pl.dynamic_smem == sc.smem);
+      }
+    }
+    combo(c, k++);
+    run_case(c, rng);
+  }
+}
+
 TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp32 64-512 KiB, fused fp32 "
           "rows past the stage, 16-bit layer_norm over 2 CTAs) or streaming over >= 64 KiB segments (several rows per cluster, uneven "
           "segments, strides, in place); few long rows over a doubled cluster in registers or on 512-thread CTAs",
@@ -1378,6 +1426,17 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
     INFO(describe(pl));
     if (dev.clusters) CHECK((pl.kind == dsp::strategy::registers && pl.cluster == 16));
+    run_case(c, rng);
+  }
+  // fp32 fused_add_rms_norm rows just past 16 CTAs' 32 KiB stages: staged over 16 CTAs with 32.8 KiB
+  // stages (policy.hpp long_rows_stage_rules), the last segment shorter; just enough rows for no
+  // spread.
+  {
+    norm_case c = case_of(norm_op::fused_add_rms_norm, dtype::f32, dev.sm_count + 5, 65536 + 4, stream.get());
+    combo(c, (k++ * 5) % 16 & ~1);  // with a weight
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
+    INFO(describe(pl));
+    if (dev.clusters && dev.cc_major >= 9) CHECK((pl.kind == dsp::strategy::staged && pl.cluster == 16));
     run_case(c, rng);
   }
   // Many 16-bit rows held 64 values per thread (policy.hpp wide_rows_rules): 256 threads, the

@@ -134,10 +134,18 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
       if (pl.dynamic_smem != int64_t{dsp::staged_stages} * p.row_inputs * pl.segment_packs * 16)
         return "dynamic_smem != stages * inputs * segment * 16";
       if (pl.dynamic_smem > cache_bytes) return "dynamic_smem > max_smem_optin - 2 KiB";
-      // Ops with weights stage at most staged_segment_bytes per CTA; those without stage the
+      // Ops with weights stage at most staged_segment_bytes per CTA (many rows past 16 such
+      // segments: up to their long_rows_stage_rules limit over 16 CTAs); those without stage the
       // streaming rule's segments (>= 64 KiB, many rows only).
-      if (p.column_params && pl.segment_packs * 16 * p.row_inputs > dsp::staged_segment_bytes)
-        return "segment over the staging budget";
+      if (p.column_params && pl.segment_packs * 16 * p.row_inputs > dsp::staged_segment_bytes) {
+        int64_t limit = 0;
+        for (const dsp::long_rows_stage_rule& rule : dsp::long_rows_stage_rules)
+          if (limit == 0 && rule.elem_bytes == p.elem_bytes && (rule.ops & dsp::op_kind_of(p)) != 0)
+            limit = rule.max_segment_bytes;
+        if (pl.cluster != dsp::max_cluster || pl.segment_packs * 16 * p.row_inputs > limit)
+          return "segment over the staging budget";
+        if (dsp::spread_cluster(p, dsp::row_packs_for(p.cols, n, p.head), dev) > 1) return "larger stages for few rows";
+      }
       if (!p.column_params && (pl.segment_packs * 16 < dsp::streaming_min_segment_bytes || pl.cluster < 2))
         return "wide staged plan below 64 KiB per CTA or without a cluster";
       if (p.cols * p.elem_bytes * p.row_inputs <= dsp::staged_min_row_bytes) return "staged a row the L2 serves";
@@ -387,8 +395,20 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   CHECK(plan(h200, 32768, 4, 0, true, 1).kind == dsp::strategy::registers);
   CHECK(plan(h200, 152064, 4, 0, true, 1).kind != dsp::strategy::registers);
   CHECK(plan(a100_like(), 65536, 2, 0, true, 1).kind == dsp::strategy::streaming);
-  // Longer than 16 CTAs can stage: streams.
-  CHECK(plan(h200, 262144, 4, 0, true, 1).kind == dsp::strategy::streaming);
+  // Longer than 16 CTAs stage in 32 KiB: over 16 CTAs with larger stages, up to the op's
+  // long_rows_stage_rules limit (fp32 rms_norm: 64 KiB, 262144 columns); longer ones stream.
+  pl = plan(h200, 262144, 4, 0, true, 1);
+  CHECK(pl.kind == dsp::strategy::staged);
+  CHECK(pl.cluster == 16);
+  CHECK(pl.dynamic_smem == 3 * 64 * 1024);
+  CHECK(plan(h200, 262144 + 4, 4, 0, true, 1).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 131072 + 4, 4, 0, true, 1).kind == dsp::strategy::staged);
+  // bf16 rms_norm up to 48 KiB per CTA (393216 columns); the fused op up to 64 KiB of both inputs.
+  CHECK(plan(h200, 393216, 2, 0, true, 1).kind == dsp::strategy::staged);
+  CHECK(plan(h200, 393216 + 8, 2, 0, true, 1).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 262144, 2, 0, true, 2).kind == dsp::strategy::staged);
+  CHECK(plan(h200, 262144 + 8, 2, 0, true, 2).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 262144 - 8, 2, 3, true, 2).kind != dsp::strategy::staged);
   // 16-bit fused rows that one CTA of more than 256 threads would hold (alone on its SM at 128
   // registers) and that fill no wide config: staged over 2 CTAs (policy.hpp clustered_rows_rules,
   // staged); not at 256 threads, not fp32, not rms_norm, not misaligned, not without sm_90. Those
@@ -558,10 +578,16 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
     CHECK(pl.cluster == 16);
     CHECK(pl.threads_per_row * 32 * 16 == cols);
   }
-  // Not: segments that fill it partly, rows past 16 x 256 x 32 values, rows the stage takes, rows
-  // with a partial last pack (the stage cannot move them; they stream).
-  for (int64_t cols : {65536 + 4, 65536 + 128, 100000, 106496, 131072 + 4 * 16})
-    CHECK(fused_plan_for(h200, 100000, cols, 4).kind == dsp::strategy::streaming);
+  // Not: segments that fill it partly (staged over 16 CTAs with larger stages:
+  // long_rows_stage_rules), rows past 16 x 256 x 32 values (they stream), rows the stage takes,
+  // rows with a partial last pack (the stage cannot move them; they stream).
+  for (int64_t cols : {65536 + 4, 65536 + 128, 100000, 106496}) {
+    INFO("fused fp32 cols " << cols);
+    pl = fused_plan_for(h200, 100000, cols, 4);
+    CHECK(pl.kind == dsp::strategy::staged);
+    CHECK(pl.cluster == 16);
+  }
+  CHECK(fused_plan_for(h200, 100000, 131072 + 4, 4).kind == dsp::strategy::streaming);
   CHECK(fused_plan_for(h200, 100000, 65536 - 4, 4).kind == dsp::strategy::staged);
   CHECK(plan_for(h200, 100000, 32768 - 2, 4, 4, 0, true, true, {}, 2).kind == dsp::strategy::streaming);
   CHECK(plan_for(h200, 100000, 131072 - 2, 4, 4, 0, true, true, {}, 2).kind == dsp::strategy::streaming);

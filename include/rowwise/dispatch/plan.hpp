@@ -299,6 +299,21 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
   return plan{};
 }
 
+/// Many rows past what max_cluster CTAs stage within staged_segment_bytes, staged over max_cluster
+/// CTAs with larger stages where a rule of long_rows_stage_rules (policy.hpp) says so and they fit
+/// the device's shared memory; an invalid plan otherwise.
+constexpr plan long_rows_staged_plan(const problem& p, const device_limits& dev, int64_t packs) {
+  if (!dev.clusters || !stageable(p, dev)) return plan{};
+  const int64_t segment = ceil_div(packs, max_cluster);
+  for (const long_rows_stage_rule& rule : long_rows_stage_rules) {
+    if (rule.elem_bytes != p.elem_bytes || (rule.ops & op_kind_of(p)) == 0) continue;
+    if (segment * 16 * p.row_inputs > rule.max_segment_bytes) continue;
+    const plan pl = make_staged_plan(p, max_cluster, segment);
+    if (pl.dynamic_smem + static_smem_reserve <= dev.max_smem_optin) return pl;
+  }
+  return plan{};
+}
+
 /// The threads of 32-value registers config `cfg` (first_registers_config), or more than an SM
 /// holds when it is -1 (no CTA holds the row at 32 values): what wide_rows_rule::above_block
 /// compares.
@@ -441,7 +456,8 @@ constexpr plan few_rows_block_plan(const problem& p, const device_limits& dev, i
 /// 2. longer rows, many of them, that a rule of clustered_rows_rules takes: each over a cluster
 ///    holding segments in registers;
 /// 3. longer rows of ops that choose it, 16-byte aligned, on sm_90: staged in shared memory, over
-///    the smallest cluster whose segments fit the staging budget (at least the spread cluster);
+///    the smallest cluster whose segments fit the staging budget (at least the spread cluster;
+///    many rows past it: over 16 CTAs with larger stages where a rule says so);
 ///    ops without weights: in step 4, for many rows, over streaming's cluster (>= 64 KiB each);
 /// 4. longer rows, many of them: rows of 128 KiB and more of ops without weights that stage,
 ///    aligned: staged over the cluster streaming would take, when its stages fit; otherwise
@@ -481,6 +497,9 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   if (stageable(p, dev) && p.column_params) {
     const int c = staged_cluster(p, dev, packs, spread);
     if (c > 0) return make_staged_plan(p, c, ceil_div(packs, c));
+    // Many rows past that budget: larger stages where policy.hpp's long_rows_stage_rules say so.
+    if (spread == 1)
+      if (const plan longer = long_rows_staged_plan(p, dev, packs); longer.valid) return longer;
   }
 
   // Otherwise (misaligned rows, older GPUs). With rows enough to fill the GPU, stream them with

@@ -518,6 +518,32 @@ inline constexpr clustered_rows_rule clustered_rows_rules[] = {
     {4, fused_kind, 64 * 1024, 16, 256, 0, false, 0, true, true},
 };
 
+/// Many rows of the ops with weights that stage (rms_norm, fused_add_rms_norm) past what
+/// max_cluster CTAs stage within staged_segment_bytes: staged over max_cluster CTAs with stages of
+/// up to `max_segment_bytes` (all inputs; three stages, so one CTA per SM past 32 KiB plus a
+/// little), instead of streaming, for the element sizes and ops measured. On the H200 (session 33,
+/// experiments 81 / 82; L2 flushed, us per launch, two builds alternated, streaming -> staged):
+/// - fp32 fused_add_rms_norm (512 MiB launches): 65540 189.6-192.3 -> 155.4-156.8, 65664 160.4-161.9
+///   -> 147.6-148.8, 73728 161.2-163.5 -> 143.5-144.3, 106496 181.3-182.4 -> 148.4-150.3 (the
+///   exact-fill widths of clustered_rows_rules go over clusters in registers, 5-8 % faster still);
+/// - fp32 rms_norm (256 MiB): 131076 101.1-101.7 -> 87.6-88.2, 163840 92.5-93.2 -> 89.8-91.2,
+///   196608 94.1-94.8 -> 87.6-88.6, 229376 95.2-95.7 -> 90.8-91.4, 262144 97.6-100.1 -> 91.7-92.7;
+/// - bf16 fused_add_rms_norm (512 MiB): 131080 199.3-201.3 -> 162.8-163.9, 163840 173.3-175.7 ->
+///   161.3-162.1, 196608 183.0-184.7 -> 158.4-160.8, 262144 165.0-169.0 -> 158.6-159.6;
+/// - bf16 rms_norm (256 MiB): 262152 103.2-104.2 -> 95.6-96.5, 393216 100.9-102.1 -> 97.7-100.6;
+///   but 524288 (64 KiB stages) 99.0-101.1 -> 106.1-107.4: up to 48 KiB.
+/// Few rows (spread over a cluster) were not measured: not them.
+struct long_rows_stage_rule {
+  int elem_bytes;
+  unsigned ops;  // op_kind bits
+  int64_t max_segment_bytes;
+};
+inline constexpr long_rows_stage_rule long_rows_stage_rules[] = {
+    {4, rms_norm_kind | fused_kind, 64 * 1024},
+    {2, fused_kind, 64 * 1024},
+    {2, rms_norm_kind, 48 * 1024},
+};
+
 /// Many rows that stream (16-byte packs): each over a cluster of up to streaming_max_cluster CTAs,
 /// as many as keep a segment of at least streaming_min_segment_bytes per CTA (one chunk of fp32,
 /// two of 16-bit). A CTA's fixed cost per row step (its block all-reduce, the set-up of both
