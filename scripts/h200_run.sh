@@ -31,9 +31,9 @@ mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$pack${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 STEPS="${STEPS:-tests memcheck racecheck synccheck bench}"
 SANITIZE_SPEC="${SANITIZE_SPEC:-[sanitize]}"
-# synccheck leaves out the cases tagged [no_synccheck]: under it, registers_kernel grids over
-# clusters of 16 CTAs of at most 256 threads stop with an illegal address that memcheck and
-# racecheck do not find on the same calls (bench/NOTES.md, session 33 c; cause not found).
+# synccheck leaves out the cases tagged [no_synccheck]: under it, the library's grids over clusters
+# of 16 CTAs with two or more CTAs per SM stop with an illegal address that memcheck and racecheck
+# do not find on the same calls (bench/NOTES.md, session 33 c; cause not found).
 SYNCCHECK_SPEC="${SYNCCHECK_SPEC:-$SANITIZE_SPEC~[no_synccheck]}"
 
 table_script=scripts/bench_table.py

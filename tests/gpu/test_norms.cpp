@@ -1385,10 +1385,12 @@ TEST_CASE("norms: captured into a CUDA graph and replayed with fresh inputs",
 // --- the compute-sanitizer subset -------------------------------------------------------------------
 
 // Run by memcheck and racecheck, not synccheck (scripts/h200_run.sh SYNCCHECK_SPEC): under
-// synccheck, registers_kernel grids over clusters of 16 CTAs of at most 256 threads stop with an
-// illegal address (bench/NOTES.md session 33 c: every op, with or without weights; clusters of 8
-// and 16 CTAs of 512 threads pass, as does cluster_all_reduce over 16 CTAs of 128 threads).
-TEST_CASE("norms: fp32 rows over clusters of 16 CTAs in registers (compute-sanitizer subset, not synccheck)",
+// synccheck, the library's grids over clusters of 16 CTAs with two or more CTAs per SM
+// (registers_kernel of at most 256 threads, staged_kernel at 96 KiB) stop with an illegal address
+// (bench/NOTES.md session 33 c: every op, with or without weights, with or without programmatic
+// dependent launch; clusters of 8, and of 16 at one CTA per SM, pass; so do cluster_all_reduce
+// over 16 CTAs of 128 threads and a bare DSMEM exchange over 16 CTAs of 32-512 threads).
+TEST_CASE("norms: fp32 rows over clusters of 16 CTAs, several per SM (compute-sanitizer subset, not synccheck)",
           "[gpu][norms][sanitize][no_synccheck]") {
   seeded_rng rng("norms sanitize c16");
   INFO(rng.describe());
@@ -1406,6 +1408,17 @@ TEST_CASE("norms: fp32 rows over clusters of 16 CTAs in registers (compute-sanit
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
     INFO(describe(pl));
     if (dev.clusters) CHECK((pl.kind == dsp::strategy::registers && pl.cluster == 16));
+    run_case(c, rng);
+  }
+  // fp32 fused_add_rms_norm rows just past 16 CTAs' 32 KiB stages: staged over 16 CTAs with 32.8 KiB
+  // stages, two CTAs per SM (policy.hpp long_rows_stage_rules), the last segment shorter; just
+  // enough rows for no spread.
+  {
+    norm_case c = case_of(norm_op::fused_add_rms_norm, dtype::f32, dev.sm_count + 5, 65536 + 4, stream.get());
+    combo(c, (k++ * 5) % 16 & ~1);  // with a weight
+    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
+    INFO(describe(pl));
+    if (dev.clusters && dev.cc_major >= 9) CHECK((pl.kind == dsp::strategy::staged && pl.cluster == 16));
     run_case(c, rng);
   }
 }
@@ -1444,17 +1457,6 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
     INFO(describe(pl));
     if (dev.clusters) CHECK((pl.kind == dsp::strategy::registers && pl.cluster == 4));
-    run_case(c, rng);
-  }
-  // fp32 fused_add_rms_norm rows just past 16 CTAs' 32 KiB stages: staged over 16 CTAs with 32.8 KiB
-  // stages (policy.hpp long_rows_stage_rules), the last segment shorter; just enough rows for no
-  // spread.
-  {
-    norm_case c = case_of(norm_op::fused_add_rms_norm, dtype::f32, dev.sm_count + 5, 65536 + 4, stream.get());
-    combo(c, (k++ * 5) % 16 & ~1);  // with a weight
-    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
-    INFO(describe(pl));
-    if (dev.clusters && dev.cc_major >= 9) CHECK((pl.kind == dsp::strategy::staged && pl.cluster == 16));
     run_case(c, rng);
   }
   // Many 16-bit rows held 64 values per thread (policy.hpp wide_rows_rules): 256 threads, the
