@@ -995,8 +995,6 @@ TEST_CASE("layer_norm fp32: many rows of 16384 columns with both weights on one 
   }
 }
 
-// --- invalid arguments ------------------------------------------------------------------------------
-
 TEST_CASE("rms_norm / fused_add_rms_norm: many rows past 16 CTAs' 32 KiB stages staged over 16 CTAs with "
           "larger stages (one and two CTAs per SM, uneven segments, strides, in place)",
           "[gpu][norms]") {
@@ -1120,6 +1118,8 @@ TEST_CASE("layer_norm / rms_norm: many long rows over a cluster in registers (fp
     run_case(c, rng);
   }
 }
+
+// --- invalid arguments ------------------------------------------------------------------------------
 
 TEST_CASE("norms: invalid arguments return invalid_argument naming the op and launch nothing",
           "[gpu][norms][sanitize]") {
