@@ -489,9 +489,10 @@ inline constexpr int wide_cluster_min_threads = 128;
 ///   the config exactly: 81920, 98304, 114688, 131072 columns. Against streaming (L2 flushed, us
 ///   per launch of 512 MiB, two builds alternated; experiments 81, session 33): 158.7-161.7 ->
 ///   140.4-141.0, 177.3-179.6 -> 138.8-140.3, 179.6-180.5 -> 138.3-139.5, 163.5-168.0 ->
-///   142.2-143.2. Segments that fill it partly lost up to 23 % (65540-65664: 186-189 -> 195-198,
-///   65664: 158-160 -> 195-196) or were mixed (69632-122880: +4 to -8 %); so were rows with a
-///   partial last pack that the stage cannot move (16386-65534, exact fill or not: -10 to +23 %).
+///   142.2-143.2. Segments that fill it partly lost up to 23 % (65540-65560: 180.7-192.3 ->
+///   195.0-200.6; 65664: 158.1-161.9 -> 194.7-198.7) or were mixed (69632-122880: +4 to -8 %); so
+///   were rows with a partial last pack that the stage cannot move (16386-65534, exact fill or
+///   not: -10 to +23 %).
 ///   The rows the op stages were the same or 1-1.5 % slower in registers (experiments 80).
 struct clustered_rows_rule {
   int elem_bytes;
@@ -520,8 +521,8 @@ inline constexpr clustered_rows_rule clustered_rows_rules[] = {
 
 /// Many rows of the ops with weights that stage (rms_norm, fused_add_rms_norm) past what
 /// max_cluster CTAs stage within staged_segment_bytes: staged over max_cluster CTAs with stages of
-/// up to `max_segment_bytes` (all inputs; three stages, so one CTA per SM past 32 KiB plus a
-/// little), instead of streaming, for the element sizes and ops measured. On the H200 (session 33,
+/// up to `max_segment_bytes` (all inputs; three stages: two CTAs per SM up to about 37 KiB, one
+/// beyond), instead of streaming, for the element sizes and ops measured. On the H200 (session 33,
 /// experiments 81 / 82; L2 flushed, us per launch, two builds alternated, streaming -> staged):
 /// - fp32 fused_add_rms_norm (512 MiB launches): 65540 189.6-192.3 -> 155.4-156.8, 65664 160.4-161.9
 ///   -> 147.6-148.8, 73728 161.2-163.5 -> 143.5-144.3, 106496 181.3-182.4 -> 148.4-150.3 (the
