@@ -138,11 +138,7 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
       // segments: up to their long_rows_stage_rules limit over 16 CTAs); those without stage the
       // streaming rule's segments (>= 64 KiB, many rows only).
       if (p.column_params && pl.segment_packs * 16 * p.row_inputs > dsp::staged_segment_bytes) {
-        int64_t limit = 0;
-        for (const dsp::long_rows_stage_rule& rule : dsp::long_rows_stage_rules)
-          if (limit == 0 && rule.elem_bytes == p.elem_bytes && (rule.ops & dsp::op_kind_of(p)) != 0)
-            limit = rule.max_segment_bytes;
-        if (pl.cluster != dsp::max_cluster || pl.segment_packs * 16 * p.row_inputs > limit)
+        if (pl.cluster != dsp::max_cluster || pl.segment_packs * 16 * p.row_inputs > dsp::long_rows_stage_bytes(p))
           return "segment over the staging budget";
         if (dsp::spread_cluster(p, dsp::row_packs_for(p.cols, n, p.head), dev) > 1) return "larger stages for few rows";
       }

@@ -243,11 +243,13 @@ constexpr plan make_staged_plan(const problem& p, int cluster, int64_t segment) 
 }
 
 /// The smallest cluster (from `from`, powers of two) whose CTAs stage their segment of every
-/// input within staged_segment_bytes per stage; 0 when none does.
-constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t packs, int from) {
+/// input within `budget` bytes per stage (staged_segment_bytes unless a rule allows more); 0 when
+/// none does.
+constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t packs, int from,
+                             int64_t budget = staged_segment_bytes) {
   for (int c = from; c <= max_cluster; c *= 2) {
     if (c > 1 && !dev.clusters) return 0;
-    if (ceil_div(packs, c) * 16 * p.row_inputs <= staged_segment_bytes) return c;
+    if (ceil_div(packs, c) * 16 * p.row_inputs <= budget) return c;
   }
   return 0;
 }
@@ -255,6 +257,14 @@ constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t
 /// The op_kind (policy.hpp) of a problem's op, from its traits.
 constexpr unsigned op_kind_of(const problem& p) {
   return op_kind_for(p.column_params, p.staged_op, p.row_inputs);
+}
+
+/// The stage budget (all inputs, per CTA) that long_rows_stage_rules (policy.hpp) give a
+/// problem's rows past max_cluster CTAs of staged_segment_bytes; 0 when no rule does.
+constexpr int64_t long_rows_stage_bytes(const problem& p) {
+  for (const long_rows_stage_rule& rule : long_rows_stage_rules)
+    if (rule.elem_bytes == p.elem_bytes && (rule.ops & op_kind_of(p)) != 0) return rule.max_segment_bytes;
+  return 0;
 }
 
 /// A registers plan of many rows over clusters of `c` CTAs for clustered_rows_plan: its column stage
@@ -299,19 +309,14 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
   return plan{};
 }
 
-/// Many rows past what max_cluster CTAs stage within staged_segment_bytes, staged over max_cluster
-/// CTAs with larger stages where a rule of long_rows_stage_rules (policy.hpp) says so and they fit
-/// the device's shared memory; an invalid plan otherwise.
+/// Many stageable rows past what max_cluster CTAs stage within staged_segment_bytes (plan_rows
+/// checks both), staged over max_cluster CTAs with the larger stages long_rows_stage_bytes allows
+/// where they fit the device's shared memory; an invalid plan otherwise.
 constexpr plan long_rows_staged_plan(const problem& p, const device_limits& dev, int64_t packs) {
-  if (!dev.clusters || !stageable(p, dev)) return plan{};
-  const int64_t segment = ceil_div(packs, max_cluster);
-  for (const long_rows_stage_rule& rule : long_rows_stage_rules) {
-    if (rule.elem_bytes != p.elem_bytes || (rule.ops & op_kind_of(p)) == 0) continue;
-    if (segment * 16 * p.row_inputs > rule.max_segment_bytes) continue;
-    const plan pl = make_staged_plan(p, max_cluster, segment);
-    if (pl.dynamic_smem + static_smem_reserve <= dev.max_smem_optin) return pl;
-  }
-  return plan{};
+  const int64_t budget = long_rows_stage_bytes(p);
+  if (budget == 0 || staged_cluster(p, dev, packs, max_cluster, budget) != max_cluster) return plan{};
+  const plan pl = make_staged_plan(p, max_cluster, ceil_div(packs, max_cluster));
+  return pl.dynamic_smem + static_smem_reserve <= dev.max_smem_optin ? pl : plan{};
 }
 
 /// The threads of 32-value registers config `cfg` (first_registers_config), or more than an SM
