@@ -31,9 +31,9 @@ mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$pack${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 STEPS="${STEPS:-tests memcheck racecheck synccheck bench}"
 SANITIZE_SPEC="${SANITIZE_SPEC:-[sanitize]}"
-# synccheck leaves out the cases tagged [no_synccheck]: under it, the library's grids over clusters
-# of 16 CTAs with two or more CTAs per SM stop with an illegal address that memcheck and racecheck
-# do not find on the same calls (bench/NOTES.md, session 33 c; cause not found).
+# synccheck leaves out the cases tagged [no_synccheck]: synccheck stops with an illegal address (and
+# no error reported) on the push exchange once two clusters of 16 share a GPC, which these grids do;
+# plain runs, memcheck and racecheck pass them (bench/NOTES.md session 34 a, experiment 83).
 SYNCCHECK_SPEC="${SYNCCHECK_SPEC:-$SANITIZE_SPEC~[no_synccheck]}"
 
 table_script=scripts/bench_table.py

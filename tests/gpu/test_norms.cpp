@@ -1384,12 +1384,12 @@ TEST_CASE("norms: captured into a CUDA graph and replayed with fresh inputs",
 
 // --- the compute-sanitizer subset -------------------------------------------------------------------
 
-// Run by memcheck and racecheck, not synccheck (scripts/h200_run.sh SYNCCHECK_SPEC): under
-// synccheck, the library's grids over clusters of 16 CTAs with two or more CTAs per SM
-// (registers_kernel of at most 256 threads, staged_kernel at 96 KiB) stop with an illegal address
-// (bench/NOTES.md session 33 c: every op, with or without weights, with or without programmatic
-// dependent launch; clusters of 8, and of 16 at one CTA per SM, pass; so do cluster_all_reduce
-// over 16 CTAs of 128 threads and a bare DSMEM exchange over 16 CTAs of 32-512 threads).
+// Run by memcheck and racecheck, not synccheck (scripts/h200_run.sh SYNCCHECK_SPEC): synccheck
+// (compute-sanitizer 2025.3.1) stops with an illegal address, and reports no error, on any grid
+// whose clusters of 16 run two to a GPC and exchange by the push (st.async counted on transaction
+// barriers): a kernel doing nothing but cluster_all_reduce does it from the eighth cluster of 16
+// on, and passes with the same sums through cluster barriers (bench/NOTES.md session 34 a,
+// experiment 83). These grids hold 16-CTA clusters at two or more CTAs per SM.
 TEST_CASE("norms: fp32 rows over clusters of 16 CTAs, several per SM (compute-sanitizer subset, not synccheck)",
           "[gpu][norms][sanitize][no_synccheck]") {
   seeded_rng rng("norms sanitize c16");
