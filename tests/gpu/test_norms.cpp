@@ -1382,6 +1382,81 @@ TEST_CASE("norms: captured into a CUDA graph and replayed with fresh inputs",
   }
 }
 
+// One kernel instance serves layer_norm with both weights and with gamma only, whose column stages
+// differ (32 / 16 KiB at fp32 4096 columns). Its dynamic shared memory limit is a property of the
+// function: the smaller call's set-up once lowered it under the larger call's remembered launch,
+// which then failed, and inside a global-mode capture took the whole capture down (bench/NOTES.md
+// session 34 e). The eager calls give both set-ups in the order that lowered it; the capture is in
+// cudaStreamCaptureModeGlobal, the mode of PyTorch's graphs.
+TEST_CASE("norms: one kernel at two stage sizes, alternated in a global-mode CUDA graph capture",
+          "[gpu][norms][graph]") {
+  seeded_rng rng("norms graph stage sizes");
+  INFO(rng.describe());
+  const int64_t rows = 3, cols = 4096;
+  device_matrix in(dtype::f32, rows, cols, cols);
+  device_matrix out_both(dtype::f32, rows, cols, cols), out_gamma(dtype::f32, rows, cols, cols),
+      out_again(dtype::f32, rows, cols, cols);
+  const std::vector<double> gamma = make_weights(dtype::f32, cols, 2.0, rng), beta = make_weights(dtype::f32, cols, 1.0, rng);
+  const device_buffer gamma_d = upload_vector(dtype::f32, gamma), beta_d = upload_vector(dtype::f32, beta);
+  const auto both = [&](device_matrix& o, cudaStream_t st) {
+    return api::run_layer_norm(dtype::f32, wtype::same, api::as_mat(in), api::as_mat(o), {gamma_d.get(), cols},
+                               {beta_d.get(), cols}, 1e-5f, st);
+  };
+  const auto gamma_only = [&](device_matrix& o, cudaStream_t st) {
+    return api::run_layer_norm(dtype::f32, wtype::same, api::as_mat(in), api::as_mat(o), {gamma_d.get(), cols},
+                               {nullptr, 0}, 1e-5f, st);
+  };
+  test_stream stream;
+  // Eager: both weights, then gamma only (the set-up order that lowered the limit).
+  REQUIRE(both(out_both, stream.get()).ok());
+  REQUIRE(gamma_only(out_gamma, stream.get()).ok());
+  stream.sync();
+
+  RW_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+  const rowwise::status s1 = both(out_both, stream.get());
+  const rowwise::status s2 = gamma_only(out_gamma, stream.get());
+  const rowwise::status s3 = both(out_again, stream.get());
+  cudaGraph_t graph = nullptr;
+  const cudaError_t end = cudaStreamEndCapture(stream.get(), &graph);
+  INFO("statuses: " << s1.message() << " / " << s2.message() << " / " << s3.message() << "; end capture: "
+                    << cudaGetErrorString(end));
+  CHECK(s1.ok());
+  CHECK(s2.ok());
+  CHECK(s3.ok());
+  REQUIRE(end == cudaSuccess);
+  REQUIRE(graph != nullptr);
+  graph_guard guard{graph};
+  size_t nodes = 0;
+  RW_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
+  CHECK(nodes == 3);
+  RW_CUDA(cudaGraphInstantiate(&guard.e, graph, 0));
+
+  const std::vector<double> x = make_inputs(dtype::f32, rows, cols, norm_input::random, rng);
+  in.upload(x);
+  out_both.poison();
+  out_gamma.poison();
+  out_again.poison();
+  RW_CUDA(cudaGraphLaunch(guard.e, stream.get()));
+  stream.sync();
+  const auto check = [&](const device_matrix& o, const double* b, const char* what) {
+    const std::vector<double> got = o.download();
+    std::vector<double> ref(got.size()), means(rows), rstds(rows);
+    for (int64_t r = 0; r < rows; ++r)
+      layer_norm_ref(x.data() + r * cols, cols, gamma.data(), b, static_cast<double>(1e-5f),
+                     ref.data() + r * cols, &means[static_cast<size_t>(r)], &rstds[static_cast<size_t>(r)]);
+    const tolerance base = norm_tolerance(norm_op::layer_norm, dtype::f32, cols);
+    const check_result res = check_rows(ref, got, rows, cols, [&](int64_t r) {
+      return layer_norm_row_tolerance(base, &means[static_cast<size_t>(r)], &rstds[static_cast<size_t>(r)], 1,
+                                      max_abs(gamma));
+    });
+    INFO(what << ": " << rowwise_test::describe(res));
+    CHECK(res.ok);
+  };
+  check(out_both, beta.data(), "both weights (first)");
+  check(out_gamma, nullptr, "gamma only");
+  check(out_again, beta.data(), "both weights (again)");
+}
+
 // --- the compute-sanitizer subset -------------------------------------------------------------------
 
 // Run by memcheck and racecheck, not synccheck (scripts/h200_run.sh SYNCCHECK_SPEC): synccheck

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <mutex>
 #include <type_traits>
 #include <utility>
 
@@ -102,10 +103,21 @@ cudaError_t prepare_launch(Kernel kernel, const launch_setup_key& key, const dev
   // No carveout preference: it is an attribute of the function, shared by the launches that
   // stage (a one-wave grid) and those that do not, and the latter need L1 for their weights
   // (bench/NOTES.md 21).
+  // The limit is the function's, shared by every key of that kernel (layer_norm with both weights
+  // stages twice the bytes of gamma only, in the same instance): only ever raised. Lowered by a
+  // smaller key, it failed the larger key's next (remembered) launch, which inside a stream
+  // capture invalidates the capture (bench/NOTES.md session 34 e, experiment 89).
   if (key.dynamic_smem > 0) {
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(key.dynamic_smem));
+    static std::mutex raise;  // the read and the raise as one step across threads
+    const std::lock_guard<std::mutex> lock(raise);
+    cudaFuncAttributes attributes = {};
+    e = cudaFuncGetAttributes(&attributes, kernel);
     if (e != cudaSuccess) return e;
+    if (attributes.maxDynamicSharedSizeBytes < key.dynamic_smem) {
+      e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(key.dynamic_smem));
+      if (e != cudaSuccess) return e;
+    }
   }
   if (key.cluster > 8) {
     e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
