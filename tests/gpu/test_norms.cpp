@@ -1438,7 +1438,7 @@ TEST_CASE("norms: one kernel at two stage sizes, alternated in a global-mode CUD
   out_again.poison();
   RW_CUDA(cudaGraphLaunch(guard.e, stream.get()));
   stream.sync();
-  const auto check = [&](const device_matrix& o, const double* b, const char* what) {
+  const auto check = [&](device_matrix& o, const double* b, const char* what) {
     const std::vector<double> got = o.download();
     std::vector<double> ref(got.size()), means(rows), rstds(rows);
     for (int64_t r = 0; r < rows; ++r)
