@@ -1282,6 +1282,26 @@ TEST_CASE("rms_norm: more than 2^31 elements (bf16 8193 x 262144 with W = float;
 
 // --- CUDA graphs ------------------------------------------------------------------------------------
 
+/// Ends the capture on `stream` of three calls that returned s1..s3: checks their statuses, that the
+/// capture ended and that its graph holds one kernel per call and nothing else. Returns the graph.
+static cudaGraph_t end_capture_of_three(cudaStream_t stream, const rowwise::status& s1, const rowwise::status& s2,
+                                        const rowwise::status& s3) {
+  cudaGraph_t graph = nullptr;
+  const cudaError_t end = cudaStreamEndCapture(stream, &graph);
+  INFO("statuses: " << s1.message() << " / " << s2.message() << " / " << s3.message() << "; end capture: "
+                    << cudaGetErrorString(end));
+  CHECK(s1.ok());
+  CHECK(s2.ok());
+  CHECK(s3.ok());
+  REQUIRE(end == cudaSuccess);
+  REQUIRE(graph != nullptr);
+  size_t nodes = 0;
+  const cudaError_t counted = cudaGraphGetNodes(graph, nullptr, &nodes);
+  CHECK(counted == cudaSuccess);
+  CHECK(nodes == 3);
+  return graph;
+}
+
 TEST_CASE("norms: captured into a CUDA graph and replayed with fresh inputs",
           "[gpu][norms][graph]") {
   seeded_rng rng("norms graph");
@@ -1307,19 +1327,8 @@ TEST_CASE("norms: captured into a CUDA graph and replayed with fresh inputs",
                                                {rn_wd.get(), rn_cols}, 1e-6f, stream.get());
   const rowwise::status s3 = api::run_fused_add_rms_norm(dtype::f16, wtype::same, api::as_mat(fu_x), api::as_mat(fu_r),
                                                          {fu_wd.get(), fu_cols}, 1e-6f, stream.get());
-  cudaGraph_t graph = nullptr;
-  const cudaError_t end = cudaStreamEndCapture(stream.get(), &graph);
-  INFO("statuses: " << s1.message() << " / " << s2.message() << " / " << s3.message());
-  CHECK(s1.ok());
-  CHECK(s2.ok());
-  CHECK(s3.ok());
-  REQUIRE(end == cudaSuccess);
-  REQUIRE(graph != nullptr);
-  graph_guard guard{graph};
-  size_t nodes = 0;
-  RW_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
-  CHECK(nodes == 3);  // one kernel per call, nothing else
-  RW_CUDA(cudaGraphInstantiate(&guard.e, graph, 0));
+  graph_guard guard{end_capture_of_three(stream.get(), s1, s2, s3)};
+  RW_CUDA(cudaGraphInstantiate(&guard.e, guard.g, 0));
 
   for (int replay = 0; replay < 2; ++replay) {
     INFO("replay " << replay);
@@ -1416,20 +1425,8 @@ TEST_CASE("norms: one kernel at two stage sizes, alternated in a global-mode CUD
   const rowwise::status s1 = both(out_both, stream.get());
   const rowwise::status s2 = gamma_only(out_gamma, stream.get());
   const rowwise::status s3 = both(out_again, stream.get());
-  cudaGraph_t graph = nullptr;
-  const cudaError_t end = cudaStreamEndCapture(stream.get(), &graph);
-  INFO("statuses: " << s1.message() << " / " << s2.message() << " / " << s3.message() << "; end capture: "
-                    << cudaGetErrorString(end));
-  CHECK(s1.ok());
-  CHECK(s2.ok());
-  CHECK(s3.ok());
-  REQUIRE(end == cudaSuccess);
-  REQUIRE(graph != nullptr);
-  graph_guard guard{graph};
-  size_t nodes = 0;
-  RW_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
-  CHECK(nodes == 3);
-  RW_CUDA(cudaGraphInstantiate(&guard.e, graph, 0));
+  graph_guard guard{end_capture_of_three(stream.get(), s1, s2, s3)};
+  RW_CUDA(cudaGraphInstantiate(&guard.e, guard.g, 0));
 
   const std::vector<double> x = make_inputs(dtype::f32, rows, cols, norm_input::random, rng);
   in.upload(x);
