@@ -1461,7 +1461,7 @@ TEST_CASE("norms: one kernel at two stage sizes, alternated in a global-mode CUD
 // whose clusters of 16 run two to a GPC and exchange by the push (st.async counted on transaction
 // barriers): a kernel doing nothing but cluster_all_reduce does it from the eighth cluster of 16
 // on, and passes with the same sums through cluster barriers (bench/NOTES.md session 34 a,
-// experiment 83). These grids hold 16-CTA clusters at two or more CTAs per SM.
+// experiment 83). These grids launch more than 7 clusters of 16 (two or more CTAs per SM).
 TEST_CASE("norms: fp32 rows over clusters of 16 CTAs, several per SM (compute-sanitizer subset, not synccheck)",
           "[gpu][norms][sanitize][no_synccheck]") {
   seeded_rng rng("norms sanitize c16");
@@ -1494,7 +1494,6 @@ TEST_CASE("norms: fp32 rows over clusters of 16 CTAs, several per SM (compute-sa
     run_case(c, rng);
   }
 }
-
 
 TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
           "[gpu][norms][sanitize]") {
