@@ -63,14 +63,33 @@ def normal(line):
     line = re.sub(r'\$L__BB\d+_', '$L__BB_', line)
     return re.sub(r'(__internal_|__unnamed_|\$str\$?)\d+', r'\1N', line)
 def kernels(path):
-    out, name, chunk = {}, None, []
+    # Each kernel from its `.globl` on, less what lies outside every function (module-scope
+    # declarations, such as the dynamic shared memory's `.extern .shared`): PTX puts those before
+    # the first function, so they would count as the first kernel's and move with it. They are
+    # compared apart, as one entry.
+    out, name, module, header, depth = {}, None, [], [], 0
     for line in map(normal, open(path)):
         m = re.match(r'\s*// \.globl\s+(\S+)', line)
         if m:
-            if name: out[name] = ''.join(chunk)
-            name, chunk = m.group(1), []
-        if name: chunk.append(line)
-    if name: out[name] = ''.join(chunk)
+            name = m.group(1)
+            out.setdefault(name, [line])
+            continue
+        if depth == 0:
+            if header or re.search(r'\.(entry|func)\b', line):
+                header.append(line)
+                if '{' in line:
+                    out.setdefault(name or '(functions before any kernel)', []).extend(header)
+                    depth, header = line.count('{') - line.count('}'), []
+                elif line.rstrip().endswith(';'):
+                    module.extend(header)  # a prototype
+                    header = []
+            elif line.strip():
+                module.append(line)
+            continue
+        out[name or '(functions before any kernel)'].append(line)
+        depth += line.count('{') - line.count('}')
+    out = {k: ''.join(v) for k, v in out.items()}
+    out['(module-scope declarations)'] = ''.join(sorted(module))
     return out
 rev, tree = kernels(sys.argv[1]), kernels(sys.argv[2])
 common = sorted(set(rev) & set(tree))
