@@ -1,10 +1,13 @@
 // tests/host/test_launch_setup.cpp — the memo of per-(kernel, device, block, cluster, smem) launch
 // set-up (include/rowwise/dispatch/launch_setup.hpp): keys differ in every field, later
-// remember() calls replace, forget() removes, and concurrent use is safe.
+// remember() calls replace, forget() removes, and concurrent use is safe; and the per-device memo
+// of device queries (device_limits.hpp: once_per_device).
 #include <catch2/catch.hpp>
 
+#include <rowwise/dispatch/device_limits.hpp>
 #include <rowwise/dispatch/launch_setup.hpp>
 
+#include <atomic>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -56,4 +59,55 @@ TEST_CASE("launch_setup_cache: concurrent remember / find / forget", "[host][lau
     for (int j = 0; j < 8; ++j) dsp::launch_setup_cache::forget(dsp::launch_setup_key{&kernel_b, t, 32 * (j + 1), 1, 0});
   dsp::launch_setup got;
   CHECK_FALSE(dsp::launch_setup_cache::find(dsp::launch_setup_key{&kernel_b, 0, 32, 1, 0}, got));
+}
+
+// once_per_device (dispatch/device_limits.hpp): the per-device memo of the device limits and of the
+// loaded kernels' target (dispatch/code_arch.cuh), exercised with a counting stand-in query.
+namespace {
+struct first_cache {};
+struct second_cache {};
+}  // namespace
+
+TEST_CASE("once_per_device: one query per device and tag, its error remembered, ordinals past the cache "
+          "queried each time, concurrent first use",
+          "[host][launch]") {
+  std::atomic<int> calls{0};
+  const auto query = [&](int device, int& v) -> cudaError_t {
+    ++calls;
+    v = 100 + device;
+    return device == 3 ? cudaErrorInvalidDevice : cudaSuccess;
+  };
+  int v = 0;
+  CHECK(dsp::once_per_device<first_cache>(0, v, query) == cudaSuccess);
+  CHECK(v == 100);
+  CHECK(dsp::once_per_device<first_cache>(0, v, query) == cudaSuccess);
+  CHECK(v == 100);
+  CHECK(calls == 1);
+  CHECK(dsp::once_per_device<first_cache>(1, v, query) == cudaSuccess);
+  CHECK(v == 101);
+  CHECK(calls == 2);
+  // Another tag keeps its own cache.
+  CHECK(dsp::once_per_device<second_cache>(0, v, query) == cudaSuccess);
+  CHECK(calls == 3);
+  // An error is remembered with the device.
+  CHECK(dsp::once_per_device<first_cache>(3, v, query) == cudaErrorInvalidDevice);
+  CHECK(dsp::once_per_device<first_cache>(3, v, query) == cudaErrorInvalidDevice);
+  CHECK(calls == 4);
+  // Past the cache (and negative ordinals): asked every time.
+  for (int device : {64, 64, -1}) {
+    CHECK(dsp::once_per_device<first_cache>(device, v, query) == cudaSuccess);
+    CHECK(v == 100 + device);
+  }
+  CHECK(calls == 7);
+  // Many threads' first use of one device: one query, the same value everywhere.
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      int mine = 0;
+      if (dsp::once_per_device<second_cache>(5, mine, query) != cudaSuccess || mine != 105) ++wrong;
+    });
+  for (std::thread& t : threads) t.join();
+  CHECK(wrong == 0);
+  CHECK(calls == 8);
 }

@@ -224,7 +224,8 @@ TEST_CASE("plan_rows: every cols 1..300000 gets a valid plan whose capacity cove
     dsp::device_limits dev;
   };
   const device_case devices[] = {{"H200-like (132 SMs, 227 KiB smem, clusters)", h200_like()},
-                                 {"A100-like (108 SMs, 163 KiB smem, no clusters)", a100_like()}};
+                                 {"A100-like (108 SMs, 163 KiB smem, no clusters)", a100_like()},
+                                 {"H200-like running sm_80 code (JIT of its PTX)", dsp::limits_for_code(h200_like(), 80)}};
   for (const device_case& d : devices)
     for (int elem_bytes : {4, 2}) {
       const int widest = 16 / elem_bytes;
@@ -248,7 +249,7 @@ TEST_CASE("plan_rows: every cols 1..300000 gets a valid plan whose capacity cove
 
 TEST_CASE("plan_rows: ops with per-column weights get valid plans (column stages included) for every cols 1..300000",
           "[host][plan]") {
-  for (const dsp::device_limits& dev : {h200_like(), a100_like()})
+  for (const dsp::device_limits& dev : {h200_like(), a100_like(), dsp::limits_for_code(h200_like(), 80)})
     for (int elem_bytes : {4, 2})
       for (weights_desc w : {weights_desc{2, elem_bytes}, weights_desc{2, 4}, weights_desc{1, elem_bytes}})
         for (int n : {16 / elem_bytes, 1})
@@ -1120,4 +1121,60 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
   CHECK(wide(plan(int64_t{5} * 4 * h200.sm_count + 1, 2048, false, true)));
   // The small shapes stay at 32 values (each row's latency decides there).
   for (int64_t rows : {1, 16, 128}) CHECK_FALSE(wide(plan(rows, 4096, false, true)));
+}
+
+TEST_CASE("limits_for_code: kernels compiled for an older target than the device are planned without what "
+          "that target lacks (no clusters, no staged kernel)",
+          "[host][plan]") {
+  const dsp::device_limits h200 = h200_like();
+  const auto same = [](const dsp::device_limits& a, const dsp::device_limits& b) {
+    return a.device == b.device && a.sm_count == b.sm_count && a.cc_major == b.cc_major && a.cc_minor == b.cc_minor &&
+           a.max_smem_optin == b.max_smem_optin && a.smem_per_sm == b.smem_per_sm && a.regs_per_sm == b.regs_per_sm &&
+           a.clusters == b.clusters;
+  };
+  // Code of the device's own target (or an unknown one): the device's limits.
+  CHECK(same(dsp::limits_for_code(h200, 90), h200));
+  CHECK(same(dsp::limits_for_code(h200, 0), h200));
+  CHECK(same(dsp::limits_for_code(a100_like(), 80), a100_like()));
+  // sm_80 code on the sm_90 device: its capability, no clusters; the rest is the device's.
+  const dsp::device_limits jit = dsp::limits_for_code(h200, 80);
+  CHECK(jit.cc_major == 8);
+  CHECK(jit.cc_minor == 0);
+  CHECK_FALSE(jit.clusters);
+  CHECK(jit.sm_count == h200.sm_count);
+  CHECK(jit.max_smem_optin == h200.max_smem_optin);
+  CHECK(jit.smem_per_sm == h200.smem_per_sm);
+  CHECK(jit.regs_per_sm == h200.regs_per_sm);
+  const dsp::device_limits sm86 = dsp::limits_for_code(h200, 86);
+  CHECK((sm86.cc_major == 8 && sm86.cc_minor == 6 && !sm86.clusters));
+
+  // Shapes the device's plan splits over clusters or stages (so that this can fail) get neither
+  // for sm_80 code: one CTA per row (or rows per CTA), the chunked kernels for long rows.
+  struct shape {
+    int64_t rows, cols;
+    int elem_bytes;
+    bool staged_op;
+    weights_desc w;
+  };
+  const shape shapes[] = {
+      {1, 8192, 4, true, {}},               // softmax fp32: a cluster of 2
+      {1, 152064, 2, true, {}},             // softmax bf16: 16 CTAs
+      {8, 152064, 4, true, {}},
+      {4096, 262144, 4, true, {}},          // many long rows: staged over 16 CTAs
+      {1, 32768, 2, false, {2, 4}},         // layer_norm bf16, fp32 weights
+      {2, 65536, 4, false, {2, 4}},         // layer_norm fp32: 16 CTAs
+      {100000, 65536, 2, true, {1, 2}},     // rms_norm bf16: clusters of 4
+  };
+  for (const shape& sh : shapes) {
+    const int n = 16 / sh.elem_bytes;
+    INFO(sh.rows << " x " << sh.cols << ", " << sh.elem_bytes << "-byte elements, weights " << sh.w.count);
+    const dsp::plan native = plan_for(h200, sh.rows, sh.cols, sh.elem_bytes, n, 0, sh.staged_op, false, sh.w);
+    CHECK((native.cluster > 1 || native.kind == dsp::strategy::staged));
+    const dsp::problem p = plan_problem(sh.rows, sh.cols, sh.elem_bytes, n, 0, sh.staged_op, sh.w, 1);
+    const dsp::plan older = dsp::plan_rows(p, jit);
+    INFO(plan_error(p, older, jit));
+    CHECK(plan_error(p, older, jit).empty());
+    CHECK(older.cluster == 1);
+    CHECK(older.kind != dsp::strategy::staged);
+  }
 }

@@ -11,25 +11,37 @@ namespace dispatch {
 struct device_limits {
   int device = -1;          // the CUDA device ordinal these limits are of (-1: not a real device)
   int sm_count = 0;
-  int cc_major = 0;
-  int cc_minor = 0;
+  int cc_major = 0;         // compute capability: the device's, or the loaded kernels' older
+  int cc_minor = 0;         // target after limits_for_code (what the plan may use)
   int max_smem_optin = 0;   // bytes of dynamic + static shared memory one block may opt into
   int smem_per_sm = 0;      // bytes of shared memory per SM (all resident blocks together)
   int regs_per_sm = 0;      // 32-bit registers per SM
-  bool clusters = false;    // thread-block clusters (sm_90+)
+  bool clusters = false;    // thread-block clusters (sm_90+ device and code)
 };
 
+/// `query(device, value)` run once per device ordinal and remembered, with its error (thread-safe;
+/// Tag keeps each kind of value in a cache of its own). Ordinals past the cache are queried each time.
+template <class Tag, class Value, class Query>
+cudaError_t once_per_device(int device, Value& out, Query query) {
+  constexpr int cached_devices = 64;
+  static Value cache[cached_devices];
+  static cudaError_t result[cached_devices];
+  static std::once_flag once[cached_devices];
+  if (device < 0 || device >= cached_devices) return query(device, out);
+  std::call_once(once[device], [&] { result[device] = query(device, cache[device]); });
+  out = cache[device];
+  return result[device];
+}
+
 /// Query the current device: a handful of attribute reads, done once per device and cached
-/// (thread-safe); no sync, no allocation, safe inside stream capture.
+/// (thread-safe); no sync, no allocation, safe inside stream capture. These are the device's own
+/// limits; what the loaded kernels can use of them is limits_for_code's.
 inline cudaError_t current_device_limits(device_limits& out) {
   int dev = 0;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return e;
-  constexpr int cached_devices = 64;
-  static device_limits cache[cached_devices];
-  static cudaError_t result[cached_devices];
-  static std::once_flag once[cached_devices];
-  auto query = [](int d_id, device_limits& d) -> cudaError_t {
+  struct tag {};
+  return once_per_device<tag>(dev, out, [](int d_id, device_limits& d) -> cudaError_t {
     cudaError_t err;
     if ((err = cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, d_id))) return err;
     if ((err = cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, d_id))) return err;
@@ -42,11 +54,22 @@ inline cudaError_t current_device_limits(device_limits& out) {
     d.clusters = cluster_launch != 0 && d.cc_major >= 9;
     d.device = d_id;
     return cudaSuccess;
-  };
-  if (dev < 0 || dev >= cached_devices) return query(dev, out);
-  std::call_once(once[dev], [&] { result[dev] = query(dev, cache[dev]); });
-  out = cache[dev];
-  return result[dev];
+  });
+}
+
+/// The device's limits as kernels compiled for `code_arch` can use them (its __CUDA_ARCH__ / 10,
+/// e.g. 90; dispatch/code_arch.cuh reads it from the loaded image; 0: unknown, the device's).
+/// Kernels compiled for an older target than the device (sm_80 code as the driver's JIT of its PTX
+/// on an sm_90 GPU) run without what that target lacks: their compute capability is the code's,
+/// and without sm_90 code there are no clusters (the kernels would see one CTA per cluster),
+/// no staged kernel and no programmatic dependent launch.
+constexpr device_limits limits_for_code(device_limits d, int code_arch) {
+  if (code_arch > 0 && code_arch < d.cc_major * 10 + d.cc_minor) {
+    d.cc_major = code_arch / 10;
+    d.cc_minor = code_arch % 10;
+  }
+  d.clusters = d.clusters && d.cc_major >= 9;
+  return d;
 }
 
 }  // namespace dispatch

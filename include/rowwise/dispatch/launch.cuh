@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "rowwise/dispatch/alignment.hpp"
+#include "rowwise/dispatch/code_arch.cuh"
 #include "rowwise/dispatch/device_limits.hpp"
 #include "rowwise/dispatch/launch_setup.hpp"
 #include "rowwise/dispatch/plan.hpp"
@@ -222,6 +223,11 @@ status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* la
   device_limits dev;
   if (const cudaError_t e = current_device_limits(dev); e != cudaSuccess)
     return status::from_cuda(e, Msg::device);
+  // Planned for what the loaded kernels can use (code_arch.cuh), not for the device alone.
+  int code_arch = 0;
+  if (const cudaError_t e = loaded_code_arch(dev.device, code_arch); e != cudaSuccess)
+    return status::from_cuda(e, Msg::launch);
+  dev = limits_for_code(dev, code_arch);
   constexpr int widest = max_pack_elems_v<T>;
   problem p;
   p.rows = io.rows;
