@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Build the GPU binaries here (no GPU needed) and pack them for the lent H200.
 #
-#   scripts/h200_pack.sh                       # both targets (those with sources)
+#   scripts/h200_pack.sh                       # every target (those with sources)
 #   PACK_TARGETS=rowwise_gpu_tests scripts/h200_pack.sh   # only some
 #
-# Configures + builds preset `h200` (Release, sm_90: rowwise_gpu_tests and rowwise_bench), then
-# fills gpu-pack/ (git-ignored) with the two binaries, the shared libraries they need that a bare
-# machine may lack (libbenchmark, libcudart), h200_run.sh, bench_table.py and a COMMIT file.
+# Configures + builds preset `h200` (Release, sm_90: rowwise_gpu_tests and rowwise_bench; and
+# rowwise_gpu_compute80_tests, compute_80 PTX only), then fills gpu-pack/ (git-ignored) with the
+# binaries, the shared libraries they need that a bare machine may lack (libbenchmark, libcudart),
+# h200_run.sh, bench_table.py and a COMMIT file.
 # Then, on the H200, from the repo root (gpu-pack carried along):
 #   bash scripts/h200_run.sh          # writes $OUT (default ./gpu-out)
 set -euo pipefail
@@ -25,6 +26,9 @@ if [[ -n "${PACK_TARGETS:-}" ]]; then
 else
   if compgen -G "tests/gpu/*.cu" >/dev/null || compgen -G "tests/gpu/*.cpp" >/dev/null; then
     targets+=(rowwise_gpu_tests)
+  fi
+  if compgen -G "tests/gpu_compute80/*.cu" >/dev/null; then
+    targets+=(rowwise_gpu_compute80_tests)
   fi
   if compgen -G "bench/*.cu" >/dev/null; then
     targets+=(rowwise_bench)
@@ -46,6 +50,7 @@ bins=()
 for t in "${targets[@]}"; do
   case "$t" in
     rowwise_gpu_tests) bin=build/h200/tests/rowwise_gpu_tests ;;
+    rowwise_gpu_compute80_tests) bin=build/h200/tests/rowwise_gpu_compute80_tests ;;
     rowwise_bench) bin=build/h200/bench/rowwise_bench ;;
   esac
   cp "$bin" "$pack/"
@@ -88,10 +93,15 @@ tree_kb=${tree_kb:-0}
 rm -rf build-carry/gpu_tests build-carry/bench
 rm -f build-carry/gpu-pack-*.tgz
 if (( size_kb + tree_kb > 60 * 1024 )); then
+  # The compute_80 test binary (PTX only, small) travels with rowwise_gpu_tests when both are packed.
+  with_tests() { [[ "$1" == rowwise_gpu_compute80_tests && " ${targets[*]} " == *" rowwise_gpu_tests "* ]]; }
   for t in "${targets[@]}"; do
+    with_tests "$t" && continue
     exclude=()
     for other in "${targets[@]}"; do
-      [[ "$other" != "$t" ]] && exclude+=("--exclude=gpu-pack/$other")
+      [[ "$other" == "$t" ]] && continue
+      [[ "$t" == rowwise_gpu_tests ]] && with_tests "$other" && continue
+      exclude+=("--exclude=gpu-pack/$other")
     done
     mkdir -p "build-carry/${t#rowwise_}"
     tar czf "build-carry/${t#rowwise_}/gpu-pack.tgz" "${exclude[@]}" gpu-pack

@@ -6,7 +6,8 @@
 # Environment:
 #   OUT           where results go (default ./gpu-out)
 #   GPU_PACK      the pack (default: this script's folder if it holds the binaries, else ./gpu-pack)
-#   STEPS         steps to run (default "tests memcheck racecheck synccheck bench")
+#   STEPS         steps to run (default "tests compute80 memcheck racecheck synccheck bench"; compute80:
+#                 rowwise_gpu_compute80_tests, rowwise built for compute_80 PTX only, JIT-compiled here)
 #   GPU_TESTS_ARGS  extra Catch2 args for the full test run (e.g. a test spec)
 #   TEST_JOBS     run the GPU test cases as that many processes at once (default 1): the device
 #                 machine has 16 cores and the host fp64 references dominate the suite's time
@@ -14,14 +15,15 @@
 #   BENCH_FILTER  passed as --benchmark_filter; BENCH_ARGS: more rowwise_bench args
 #   STEP_TIMEOUT_S  per-step time limit in seconds (default: none)
 #
-# Writes $OUT/env.txt, gpu_tests.log, sanitizer_<tool>.log, bench.log, bench.json, summary.txt.
+# Writes $OUT/env.txt, gpu_tests.log, gpu_compute80_tests.log, sanitizer_<tool>.log, bench.log,
+# bench.json, summary.txt.
 # Every step runs even if an earlier one failed; exits non-zero if any step failed.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [[ -n "${GPU_PACK:-}" ]]; then
   pack=$(cd "$GPU_PACK" && pwd)
-elif [[ -x "$here/rowwise_gpu_tests" || -x "$here/rowwise_bench" ]]; then
+elif [[ -x "$here/rowwise_gpu_tests" || -x "$here/rowwise_gpu_compute80_tests" || -x "$here/rowwise_bench" ]]; then
   pack="$here"
 else
   pack="$(pwd)/gpu-pack"
@@ -29,7 +31,7 @@ fi
 OUT="${OUT:-$(pwd)/gpu-out}"
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$pack${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-STEPS="${STEPS:-tests memcheck racecheck synccheck bench}"
+STEPS="${STEPS:-tests compute80 memcheck racecheck synccheck bench}"
 SANITIZE_SPEC="${SANITIZE_SPEC:-[sanitize]}"
 # synccheck leaves out the cases tagged [no_synccheck]: synccheck stops with an illegal address (and
 # no error reported) on the push exchange once two clusters of 16 share a GPC, which these grids do;
@@ -105,6 +107,7 @@ describe() {  # rc -> result word
 }
 
 tests_bin="$pack/rowwise_gpu_tests"
+compute80_bin="$pack/rowwise_gpu_compute80_tests"
 bench_bin="$pack/rowwise_bench"
 
 if has_step tests; then
@@ -148,6 +151,16 @@ if has_step tests; then
     fi
   else
     echo "no $tests_bin" > "$log"; record tests "FAIL (binary missing)" "$log"
+  fi
+fi
+
+if has_step compute80; then
+  log="$OUT/gpu_compute80_tests.log"
+  if [[ -x "$compute80_bin" ]]; then
+    run_logged "$log" "$compute80_bin" -w NoTests
+    record compute80 "$(describe $?)" "$log"
+  else
+    echo "no $compute80_bin" > "$log"; record compute80 "FAIL (binary missing)" "$log"
   fi
 fi
 

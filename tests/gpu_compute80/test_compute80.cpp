@@ -1,0 +1,174 @@
+// tests/gpu_compute80/test_compute80.cpp — rowwise compiled for compute_80 PTX only, run on
+// whatever GPU is present (on an sm_90 GPU: the driver's JIT of that PTX).
+//
+// The defect this guards against: the dispatch planned for the device (sm_90: rows split over
+// thread-block clusters, the staged kernel) while the loaded kernels were sm_80 code without
+// clusters, which saw one CTA per cluster and left the other segments of each row unwritten. The
+// shapes below are ones the device's own plan would split over clusters or stage; each call is
+// checked against the fp64 reference, with poisoned outputs whose bytes outside the rows must stay
+// untouched.
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu_compute80/api_compute80.hpp"
+#include "support/device_matrix.hpp"
+#include "support/inputs.hpp"
+#include "support/reference.hpp"
+#include "support/tolerance.hpp"
+
+namespace {
+
+using namespace rowwise_test;
+
+struct shape {
+  int64_t rows, cols;
+};
+
+/// rows x cols uniform in [-s, s), quantized through t.
+std::vector<double> random_rows(dtype t, int64_t rows, int64_t cols, double s, seeded_rng& rng) {
+  std::vector<double> x(static_cast<size_t>(rows * cols));
+  for (double& v : x) v = rng.uniform(-s, s);
+  quantize(t, x.data(), x.size());
+  return x;
+}
+
+/// The loaded code's target, and what the plan makes of a shape there and on the device itself.
+int code_arch_now() {
+  int arch = 0;
+  RW_CUDA(compute80::loaded_code_arch(arch));
+  return arch;
+}
+
+/// The device's own plan splits the shape over a cluster or stages it (only on sm_90+ devices:
+/// elsewhere the sm_80 code is the device's own and there is nothing to lower); the plan for the
+/// loaded code does neither.
+void check_plans(dtype t, const shape& s, op_traits op, int arch) {
+  const dsp::device_limits dev = device_limits_now();
+  const dsp::plan native = plan_of(t, s.rows, s.cols, contiguous(), dev, op);
+  const dsp::plan loaded = plan_of(t, s.rows, s.cols, contiguous(), dsp::limits_for_code(dev, arch), op);
+  INFO("device's plan: " << describe(native));
+  INFO("loaded code's plan: " << describe(loaded));
+  if (dev.cc_major >= 9) CHECK((native.cluster > 1 || native.kind == dsp::strategy::staged));
+  CHECK(loaded.valid);
+  CHECK(loaded.cluster == 1);
+  CHECK(loaded.kind != dsp::strategy::staged);
+}
+
+void check_output(device_matrix& out, const std::vector<double>& ref, tolerance tol) {
+  const std::vector<double> got = out.download();
+  const check_result res = check_close(ref.data(), got.data(), out.rows(), out.cols(), tol);
+  INFO(describe(res));
+  CHECK(res.ok);
+  const std::string gaps = out.untouched_report();
+  INFO("output bytes outside the rows: " << (gaps.empty() ? "untouched" : gaps));
+  CHECK(gaps.empty());
+}
+
+}  // namespace
+
+TEST_CASE("compute_80 code on this GPU: the kernels were JIT-compiled from sm_80 PTX and the dispatch plans for "
+          "them (no clusters, no staged kernel)",
+          "[gpu][compute80]") {
+  const int arch = code_arch_now();
+  INFO("loaded code arch " << arch);
+  CHECK(arch == 80);
+}
+
+TEST_CASE("compute_80 code: softmax fp32 of rows the device would split over clusters or stage", "[gpu][compute80]") {
+  const int arch = code_arch_now();
+  seeded_rng rng("compute80 softmax");
+  INFO(rng.describe());
+  for (const shape s : {shape{1, 8192}, shape{1, 152064}, shape{8, 152064}, shape{1, 1 << 20}, shape{600, 65536}, shape{100, 262144}}) {
+    INFO("softmax fp32 " << s.rows << " x " << s.cols);
+    check_plans(dtype::f32, s, softmax_traits, arch);
+    const std::vector<double> x = random_rows(dtype::f32, s.rows, s.cols, 8.0, rng);
+    device_matrix in(dtype::f32, s.rows, s.cols, s.cols + 4, 0);
+    device_matrix out(dtype::f32, s.rows, s.cols, s.cols + 4, 0);
+    in.upload(x);
+    const rowwise::status st = compute80::softmax_f32(static_cast<const float*>(in.data()),
+                                                      static_cast<float*>(out.data()), s.rows, s.cols, in.stride(), 0);
+    INFO("status: " << st.message());
+    REQUIRE(st.ok());
+    RW_CUDA(cudaDeviceSynchronize());
+    std::vector<double> ref(x.size());
+    for (int64_t r = 0; r < s.rows; ++r) softmax_ref(x.data() + r * s.cols, s.cols, ref.data() + r * s.cols);
+    check_output(out, ref, default_tolerance(op_kind::softmax, mantissa_bits(dtype::f32), s.cols));
+  }
+}
+
+TEST_CASE("compute_80 code: layer_norm and rms_norm bf16 of rows the device would split over clusters or stage",
+          "[gpu][compute80]") {
+  const int arch = code_arch_now();
+  seeded_rng rng("compute80 norms");
+  INFO(rng.describe());
+  const float eps = 1e-5f;
+  for (const shape s : {shape{1, 32768}, shape{2, 65536}, shape{4, 131072}}) {
+    INFO("layer_norm bf16, fp32 gamma and beta, " << s.rows << " x " << s.cols);
+    check_plans(dtype::bf16, s, weighted_op, arch);
+    const std::vector<double> x = random_rows(dtype::bf16, s.rows, s.cols, 4.0, rng);
+    std::vector<double> gamma(static_cast<size_t>(s.cols)), beta(static_cast<size_t>(s.cols));
+    for (double& v : gamma) v = rng.uniform(-2.0, 2.0);
+    for (double& v : beta) v = rng.uniform(-1.0, 1.0);
+    quantize(dtype::f32, gamma.data(), gamma.size());
+    quantize(dtype::f32, beta.data(), beta.size());
+    const device_buffer gamma_d = upload_vector(dtype::f32, gamma), beta_d = upload_vector(dtype::f32, beta);
+    device_buffer stats(static_cast<size_t>(2 * s.rows) * sizeof(float));
+    stats.fill(0xFF);  // NaN until written
+    device_matrix in(dtype::bf16, s.rows, s.cols, s.cols, 0);
+    device_matrix out(dtype::bf16, s.rows, s.cols, s.cols, 0);
+    in.upload(x);
+    float* mean_d = reinterpret_cast<float*>(stats.get());
+    const rowwise::status st = compute80::layer_norm_bf16(
+        static_cast<const uint16_t*>(in.data()), static_cast<uint16_t*>(out.data()), s.rows, s.cols, in.stride(),
+        reinterpret_cast<const float*>(gamma_d.get()), reinterpret_cast<const float*>(beta_d.get()), eps, mean_d,
+        mean_d + s.rows, 0);
+    INFO("status: " << st.message());
+    REQUIRE(st.ok());
+    RW_CUDA(cudaDeviceSynchronize());
+    std::vector<double> ref(x.size()), means(static_cast<size_t>(s.rows)), rstds(static_cast<size_t>(s.rows));
+    for (int64_t r = 0; r < s.rows; ++r)
+      layer_norm_ref(x.data() + r * s.cols, s.cols, gamma.data(), beta.data(), eps, ref.data() + r * s.cols,
+                     &means[static_cast<size_t>(r)], &rstds[static_cast<size_t>(r)]);
+    const tolerance base = default_tolerance(op_kind::layer_norm, mantissa_bits(dtype::bf16), s.cols);
+    check_output(out, ref, layer_norm_row_tolerance(base, means.data(), rstds.data(), s.rows, 2.0));
+    // mean / rstd: fp32 statistics of the whole row (a row normalised by a segment's statistics
+    // would be off by far more than fp32 rounding).
+    std::vector<float> got(static_cast<size_t>(2 * s.rows));
+    RW_CUDA(cudaMemcpy(got.data(), stats.get(), got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int64_t r = 0; r < s.rows; ++r) {
+      const double m = got[static_cast<size_t>(r)], rs = got[static_cast<size_t>(s.rows + r)];
+      INFO("row " << r << ": mean " << m << " (reference " << means[static_cast<size_t>(r)] << "), rstd " << rs
+                  << " (reference " << rstds[static_cast<size_t>(r)] << ")");
+      CHECK(std::fabs(m - means[static_cast<size_t>(r)]) <= 1e-4 / rstds[static_cast<size_t>(r)]);
+      CHECK(std::fabs(rs - rstds[static_cast<size_t>(r)]) <= 1e-4 * rstds[static_cast<size_t>(r)]);
+    }
+  }
+  for (const shape s : {shape{1, 8192}, shape{16, 131072}, shape{2000, 65536}}) {
+    INFO("rms_norm bf16, bf16 weight, " << s.rows << " x " << s.cols);
+    check_plans(dtype::bf16, s, rms_op, arch);
+    const std::vector<double> x = random_rows(dtype::bf16, s.rows, s.cols, 4.0, rng);
+    std::vector<double> w(static_cast<size_t>(s.cols));
+    for (double& v : w) v = rng.uniform(-2.0, 2.0);
+    quantize(dtype::bf16, w.data(), w.size());
+    const device_buffer w_d = upload_vector(dtype::bf16, w);
+    device_matrix in(dtype::bf16, s.rows, s.cols, s.cols, 0);
+    device_matrix out(dtype::bf16, s.rows, s.cols, s.cols, 0);
+    in.upload(x);
+    const rowwise::status st = compute80::rms_norm_bf16(static_cast<const uint16_t*>(in.data()),
+                                                        static_cast<uint16_t*>(out.data()), s.rows, s.cols, in.stride(),
+                                                        reinterpret_cast<const uint16_t*>(w_d.get()), eps, 0);
+    INFO("status: " << st.message());
+    REQUIRE(st.ok());
+    RW_CUDA(cudaDeviceSynchronize());
+    std::vector<double> ref(x.size());
+    for (int64_t r = 0; r < s.rows; ++r) rms_norm_ref(x.data() + r * s.cols, s.cols, w.data(), eps, ref.data() + r * s.cols);
+    check_output(out, ref, default_tolerance(op_kind::rms_norm, mantissa_bits(dtype::bf16), s.cols));
+  }
+}
