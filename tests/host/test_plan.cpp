@@ -1170,11 +1170,23 @@ TEST_CASE("limits_for_code: kernels compiled for an older target than the device
     INFO(sh.rows << " x " << sh.cols << ", " << sh.elem_bytes << "-byte elements, weights " << sh.w.count);
     const dsp::plan native = plan_for(h200, sh.rows, sh.cols, sh.elem_bytes, n, 0, sh.staged_op, false, sh.w);
     CHECK((native.cluster > 1 || native.kind == dsp::strategy::staged));
+    CHECK(dsp::plan_needs_sm90_code(native));
     const dsp::problem p = plan_problem(sh.rows, sh.cols, sh.elem_bytes, n, 0, sh.staged_op, sh.w, 1);
     const dsp::plan older = dsp::plan_rows(p, jit);
     INFO(plan_error(p, older, jit));
     CHECK(plan_error(p, older, jit).empty());
     CHECK(older.cluster == 1);
     CHECK(older.kind != dsp::strategy::staged);
+    CHECK_FALSE(dsp::plan_needs_sm90_code(older));
   }
+  // What the launcher asks of a kernel's own target (launch.cuh: a plan needing sm_90 code is
+  // refused for an older kernel; programmatic dependent launch only for sm_90 code).
+  CHECK(dsp::code_runs_sm90(h200, 90));
+  CHECK(dsp::code_runs_sm90(h200, 100));
+  CHECK(dsp::code_runs_sm90(h200, 0));  // unknown: the device's
+  CHECK_FALSE(dsp::code_runs_sm90(h200, 80));
+  CHECK_FALSE(dsp::code_runs_sm90(h200, 86));
+  CHECK_FALSE(dsp::code_runs_sm90(a100_like(), 0));
+  CHECK_FALSE(dsp::code_runs_sm90(a100_like(), 80));
+  CHECK_FALSE(dsp::code_runs_sm90(jit, 90));  // limits already lowered to sm_80 code stay lowered
 }

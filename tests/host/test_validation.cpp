@@ -39,7 +39,7 @@ void check_messages(const char* op) {
                        Msg::residual_shape, Msg::residual_align, Msg::launch,     Msg::device,
                        Msg::plan,        Msg::in_extent,    Msg::out_extent,      Msg::residual_extent,
                        Msg::overlap,     Msg::residual_overlap, Msg::weight_overlap, Msg::gamma_overlap,
-                       Msg::beta_overlap, Msg::stats_align, Msg::stats_overlap};
+                       Msg::beta_overlap, Msg::stats_align, Msg::stats_overlap, Msg::target};
   for (const char* m : all) {
     INFO(m);
     CHECK(starts_with(m, p));

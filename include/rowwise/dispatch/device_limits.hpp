@@ -72,5 +72,11 @@ constexpr device_limits limits_for_code(device_limits d, int code_arch) {
   return d;
 }
 
+/// Whether kernels compiled for `code_arch` (0: unknown, taken as the device's) have sm_90's
+/// features on `d`: clusters, bulk copies, grid-dependency control.
+constexpr bool code_runs_sm90(const device_limits& d, int code_arch) {
+  return limits_for_code(d, code_arch).cc_major >= 9;
+}
+
 }  // namespace dispatch
 }  // namespace rowwise

@@ -108,13 +108,15 @@ cudaError_t prepare_launch(Kernel kernel, const launch_setup_key& key, const dev
   // stages twice the bytes of gamma only, in the same instance): only ever raised. Lowered by a
   // smaller key, it failed the larger key's next (remembered) launch, which inside a stream
   // capture invalidates the capture (bench/NOTES.md session 34 e, experiment 89).
-  if (key.dynamic_smem > 0) {
+  // The same read gives the kernel's target as loaded (launch_kernel checks it against the plan).
+  {
     static std::mutex raise;  // the read and the raise as one step across threads
     const std::lock_guard<std::mutex> lock(raise);
     cudaFuncAttributes attributes = {};
     e = cudaFuncGetAttributes(&attributes, kernel);
     if (e != cudaSuccess) return e;
-    if (attributes.maxDynamicSharedSizeBytes < key.dynamic_smem) {
+    out.code_arch = attributes.ptxVersion;
+    if (key.dynamic_smem > 0 && attributes.maxDynamicSharedSizeBytes < key.dynamic_smem) {
       e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(key.dynamic_smem));
       if (e != cudaSuccess) return e;
@@ -171,8 +173,9 @@ status launch_kernel(const plan& pl, row_kernel_fn<Op, T> kernel, const kernels:
     cudaLaunchConfig_t config = {};
     cudaLaunchAttribute attr[2];
     unsigned attrs = cluster_attributes(pl.cluster, attr);
-    if (programmatic_dependent_launch && dev.cc_major >= 9) {
-      // The kernels wait for the previous grid before touching memory (grid_dependency.cuh).
+    if (programmatic_dependent_launch && code_runs_sm90(dev, setup.code_arch)) {
+      // The kernels wait for the previous grid before touching memory (grid_dependency.cuh): sm_90
+      // code only. Older code does not wait, so it must not start before the previous grid ends.
       attr[attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
       attr[attrs].val.programmaticStreamSerializationAllowed = 1;
       ++attrs;
@@ -192,6 +195,12 @@ status launch_kernel(const plan& pl, row_kernel_fn<Op, T> kernel, const kernels:
       return status::from_cuda(e, Msg::launch);
     launch_setup_cache::remember(key, setup);
   }
+  // The plan is made for the library's target (run_rows: loaded_code_arch); a kernel of an older
+  // one can only be here when translation units of one program were compiled for different
+  // targets and this instance came from an older one. It would see one CTA per cluster (or copy
+  // nothing into its stages): refused, not run wrong.
+  if (plan_needs_sm90_code(pl) && !code_runs_sm90(dev, setup.code_arch))
+    return status::not_supported(Msg::target);
   cudaError_t e = launch(setup);
   if (e != cudaSuccess && remembered) {
     // The remembered set-up may be stale (a device reset drops the opt-ins): redo it once.

@@ -36,6 +36,7 @@ struct launch_setup_key {
 
 struct launch_setup {
   int64_t resident_ctas = 0;  // CTAs of this key resident at once on the whole device (>= cluster)
+  int code_arch = 0;          // the kernel's target as loaded (__CUDA_ARCH__ / 10: ptxVersion)
 };
 
 class launch_setup_cache {

@@ -62,6 +62,11 @@ struct plan {
   bool valid = false;             // false only if no strategy can run the problem
 };
 
+/// Whether running `pl` needs kernels compiled for sm_90 or later: a row split over a cluster (the
+/// cluster exchange) or the staged kernel (bulk copies, transaction barriers). Code of an older
+/// target has neither (code_arch.cuh, limits_for_code).
+constexpr bool plan_needs_sm90_code(const plan& pl) { return pl.cluster > 1 || pl.kind == strategy::staged; }
+
 /// Packs a row spans: with a known head exactly, otherwise in the worst case (head N - 1).
 /// (Planning every row for the worst case would give a 4096-column fp32 row 1025 packs and
 /// double its block.)

@@ -50,6 +50,8 @@ namespace dispatch {
     static constexpr const char* launch = op_name ": kernel launch failed";                     \
     static constexpr const char* device = op_name ": querying the current device failed";      \
     static constexpr const char* plan = op_name ": no strategy can run this shape on this device"; \
+    static constexpr const char* target =                                                         \
+        op_name ": a kernel compiled for an older CUDA target than its plan needs (compile every translation unit that includes rowwise for the same targets)"; \
   }
 
 ROWWISE_OP_MESSAGES(softmax_messages, "softmax");
