@@ -73,8 +73,8 @@ void check_output(device_matrix& out, const std::vector<double>& ref, tolerance 
 
 }  // namespace
 
-TEST_CASE("compute_80 code on this GPU: the kernels were JIT-compiled from sm_80 PTX and the dispatch plans for "
-          "them (no clusters, no staged kernel)",
+TEST_CASE("compute_80 code on this GPU: the dispatch reads its kernels' target as sm_80 (the PTX it was built "
+          "with, JIT-compiled here)",
           "[gpu][compute80]") {
   const int arch = code_arch_now();
   INFO("loaded code arch " << arch);
