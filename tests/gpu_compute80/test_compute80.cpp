@@ -39,7 +39,7 @@ std::vector<double> random_rows(dtype t, int64_t rows, int64_t cols, double s, s
   return x;
 }
 
-/// The loaded code's target, and what the plan makes of a shape there and on the device itself.
+/// The target the dispatch reads for this binary's rowwise kernels on the current device.
 int code_arch_now() {
   int arch = 0;
   RW_CUDA(compute80::loaded_code_arch(arch));
