@@ -13,6 +13,9 @@
 #        exit 0 when every kernel present in both is identical, listing the kernels only one has
 #        (a change that adds kernel instances and leaves the existing ones as they were);
 #        PTX_KEEP=DIR keeps the two PTX files there
+#        With ENTRIES=1, mangled names are compared demangled and without rowwise's inline ABI
+#        namespace (include/rowwise/abi.hpp), whose name carries the version and target list:
+#        it renames every kernel without changing its code.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rev=${1:?usage: scripts/ptx_same.sh REV}
@@ -54,11 +57,28 @@ wait $! || exit 2
 [[ -n "${PTX_KEEP:-}" ]] && mkdir -p "$PTX_KEEP" && cp "$work/rev.ptx" "$work/tree.ptx" "$PTX_KEEP/"
 if [[ "${ENTRIES:-0}" == 1 ]]; then
   python3 - "$work/rev.ptx" "$work/tree.ptx" "$rev" <<'PY' || exit 1
-import re, sys
+import re, subprocess, sys
+# Mangled names (kernels, their parameters, device functions) demangled, with the inline ABI
+# namespace dropped: removing one component from a mangled name renumbers its substitutions, so
+# only the demangled forms compare.
+def demangle_all(paths):
+    names = set()
+    for path in paths:
+        names.update(re.findall(r'_Z[A-Za-z0-9_]+', open(path).read()))
+    bases = sorted({re.sub(r'_param_\d+$', '', n) for n in names})
+    out = subprocess.run(['c++filt'], input='\n'.join(bases), capture_output=True, text=True, check=True).stdout
+    plain = {b: re.sub(r'rowwise::abi_[0-9a-z_]+::', 'rowwise::', d) for b, d in zip(bases, out.split('\n'))}
+    def name(m):
+        n = m.group(0)
+        b = re.sub(r'_param_\d+$', '', n)
+        return plain.get(b, b) + n[len(b):]
+    return lambda line: re.sub(r'_Z[A-Za-z0-9_]+', name, line)
+unmangle = demangle_all(sys.argv[1:3])
 # Names numbered across the translation unit (basic-block labels carry the function's ordinal,
 # internal helpers a counter) change when a kernel is added before them: number them apart. The
 # compiler's list of demoted shared variables (comments, one per kernel) is dropped.
 def normal(line):
+    line = unmangle(line)
     if re.match(r'// \S+ has been demoted$', line.strip()): return ''
     line = re.sub(r'\$L__BB\d+_', '$L__BB_', line)
     return re.sub(r'(__internal_|__unnamed_|\$str\$?)\d+', r'\1N', line)
@@ -69,7 +89,7 @@ def kernels(path):
     # compared apart, as one entry.
     out, name, module, header, depth = {}, None, [], [], 0
     for line in map(normal, open(path)):
-        m = re.match(r'\s*// \.globl\s+(\S+)', line)
+        m = re.match(r'\s*// \.globl\s+(.+?)\s*$', line)
         if m:
             name = m.group(1)
             out.setdefault(name, [line])

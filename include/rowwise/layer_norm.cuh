@@ -3,13 +3,14 @@
 
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/dispatch/launch.cuh"
 #include "rowwise/dispatch/validate.hpp"
 #include "rowwise/kernels/ops/layer_norm_op.cuh"
 #include "rowwise/status.hpp"
 #include "rowwise/views.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 
 /// out[r, :] = (in[r, :] - mean) / sqrt(var + eps) * gamma + beta, population variance, in fp32
 /// by two passes over registers or Welford partials (kernels/ops/layer_norm_op.cuh). gamma and beta are optional (absent: size 0 or null); W is T or
@@ -40,4 +41,4 @@ status layer_norm(matrix_view<In> in, matrix_view<Out> out, vector_view<W> gamma
   return dispatch::run_rows<Msg>(op, io, layouts, 2, stream);
 }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

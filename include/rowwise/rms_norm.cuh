@@ -3,13 +3,14 @@
 
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/dispatch/launch.cuh"
 #include "rowwise/dispatch/validate.hpp"
 #include "rowwise/kernels/ops/rms_norm_op.cuh"
 #include "rowwise/status.hpp"
 #include "rowwise/views.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 
 /// out[r, :] = in[r, :] / sqrt(mean(in[r, :]^2) + eps) * weight. weight optional; W is T or float.
 /// in and out may be the same matrix (else they share no byte); the weight lies outside out.
@@ -51,4 +52,4 @@ status fused_add_rms_norm(matrix_view<T> x, matrix_view<T> residual, vector_view
   return dispatch::run_rows<Msg>(op, io, layouts, 2, stream);
 }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -3,13 +3,14 @@
 
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/dispatch/launch.cuh"
 #include "rowwise/dispatch/validate.hpp"
 #include "rowwise/kernels/ops/softmax_op.cuh"
 #include "rowwise/status.hpp"
 #include "rowwise/views.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace detail {
 
 template <class Msg, bool Log, class In, class Out>
@@ -41,4 +42,4 @@ status log_softmax(matrix_view<In> in, matrix_view<Out> out, cudaStream_t stream
   return detail::softmax_rows<dispatch::log_softmax_messages, true>(in, out, stream);
 }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
 
 struct row_layout {
@@ -42,4 +44,4 @@ inline int uniform_head(const row_layout& layout, int elem_bytes, int n) {
 }
 
 }  // namespace dispatch
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

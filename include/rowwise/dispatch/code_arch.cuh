@@ -12,9 +12,10 @@
 
 #include <cuda_runtime.h>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/dispatch/device_limits.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// Never launched: an empty kernel compiled with the library's others (the same translation unit,
@@ -41,4 +42,4 @@ inline cudaError_t loaded_code_arch(int device, int& arch) {
 }
 
 }  // namespace dispatch
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -5,7 +5,9 @@
 
 #include <mutex>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
 
 struct device_limits {
@@ -79,4 +81,4 @@ constexpr bool code_runs_sm90(const device_limits& d, int code_arch) {
 }
 
 }  // namespace dispatch
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

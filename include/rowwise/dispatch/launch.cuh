@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/dispatch/alignment.hpp"
 #include "rowwise/dispatch/code_arch.cuh"
 #include "rowwise/dispatch/device_limits.hpp"
@@ -18,7 +19,7 @@
 #include "rowwise/kernels/staged_kernel.cuh"
 #include "rowwise/status.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
 
 template <class Op, class T>
@@ -258,4 +259,4 @@ status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* la
 }
 
 }  // namespace dispatch
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

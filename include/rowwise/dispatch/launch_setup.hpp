@@ -18,7 +18,9 @@
 #include <mutex>
 #include <vector>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
 
 struct launch_setup_key {
@@ -92,4 +94,4 @@ class launch_setup_cache {
 };
 
 }  // namespace dispatch
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -5,9 +5,10 @@
 
 #include <cstdint>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/views.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
 
 /// The bytes of an argument as `runs` runs of `run` bytes, one every `stride` bytes from `begin`:
@@ -87,4 +88,4 @@ inline bool same_matrix(const matrix_view<A>& a, const matrix_view<B>& b) {
 }
 
 }  // namespace dispatch
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

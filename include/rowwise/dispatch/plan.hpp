@@ -5,11 +5,12 @@
 
 #include <cstdint>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/dispatch/device_limits.hpp"
 #include "rowwise/dispatch/policy.hpp"
 #include "rowwise/kernels/column_stage_size.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
 
 enum class strategy {
@@ -535,4 +536,4 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
 }
 
 }  // namespace dispatch
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -5,9 +5,10 @@
 
 #include <cstdint>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/numeric/load_policy.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
 
 /// One instantiation of kernels::registers_kernel: G threads per row, K packs per thread,
@@ -636,4 +637,4 @@ constexpr bool few_rows_block_serves(int pack_bytes, int row_inputs) {
 inline constexpr int max_cluster = 16;
 
 }  // namespace dispatch
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

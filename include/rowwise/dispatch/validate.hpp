@@ -7,11 +7,12 @@
 #include <cmath>
 #include <cstdint>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/dispatch/memory_overlap.hpp"
 #include "rowwise/status.hpp"
 #include "rowwise/views.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
 
 /// The messages of one op; ROWWISE_OP_MESSAGES builds them from the op's name at compile time.
@@ -51,7 +52,7 @@ namespace dispatch {
     static constexpr const char* device = op_name ": querying the current device failed";      \
     static constexpr const char* plan = op_name ": no strategy can run this shape on this device"; \
     static constexpr const char* target =                                                         \
-        op_name ": a kernel compiled for an older CUDA target than its plan needs (compile every translation unit that includes rowwise for the same targets)"; \
+        op_name ": a kernel compiled for an older CUDA target than its plan needs (translation units sharing rowwise's ABI namespace were compiled for different targets)"; \
   }
 
 ROWWISE_OP_MESSAGES(softmax_messages, "softmax");
@@ -187,4 +188,4 @@ status validate_fused_add_rms_norm(const matrix_view<T>& x, const matrix_view<T>
 }
 
 }  // namespace dispatch
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

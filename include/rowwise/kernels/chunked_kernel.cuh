@@ -13,9 +13,10 @@
 
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/kernels/registers_kernel.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 template <class Op, class T, int N, int Block, int Unroll, bool Cached>
@@ -117,4 +118,4 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 }
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

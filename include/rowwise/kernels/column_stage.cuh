@@ -21,12 +21,13 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/kernels/column_stage_size.hpp"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/primitives/async_copy.cuh"
 #include "rowwise/primitives/l2_prefetch.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// What an op declares about its per-column parameter vectors: `column_param_count` vectors of
@@ -178,4 +179,4 @@ struct no_column_stage {
 };
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

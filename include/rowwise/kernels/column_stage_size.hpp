@@ -5,7 +5,9 @@
 
 #include <cstdint>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// Elements of a per-column parameter of param_bytes bytes per aligned access, for packs of n
@@ -28,4 +30,4 @@ constexpr int64_t column_stage_bytes_per_param(int k, int n, int param_bytes, in
 }
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -11,7 +11,9 @@
 // calls the launch gap is a large part of each call (bench/NOTES.md).
 #pragma once
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 __device__ __forceinline__ void wait_for_prior_grids() {
@@ -27,4 +29,4 @@ __device__ __forceinline__ void allow_dependent_grids() {
 }
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -14,6 +14,7 @@
 
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/kernels/grid_dependency.cuh"
 #include "rowwise/kernels/row_all_reduce.cuh"
 #include "rowwise/kernels/row_io.cuh"
@@ -24,7 +25,7 @@
 #include "rowwise/reduce/shifted_welford.cuh"
 #include "rowwise/dispatch/policy.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// Ops that declare `two_pass = true` (row_op.cuh) reduce by exact two-pass moments
@@ -352,4 +353,4 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 }
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -8,11 +8,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/primitives/block_all_reduce.cuh"
 #include "rowwise/primitives/cluster_all_reduce.cuh"
 #include "rowwise/primitives/warp_all_reduce.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// Largest cluster a strategy may be launched with (16 needs the non-portable attribute).
@@ -77,4 +78,4 @@ struct row_all_reduce {
 };
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -10,10 +10,11 @@
 
 #include <cstdint>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/kernels/column_stage_size.hpp"
 #include "rowwise/numeric/pack.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// The matrices one launch works on. `residual` is only used by ops that fuse a residual add.
@@ -181,4 +182,4 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
 }
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

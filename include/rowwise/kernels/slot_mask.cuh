@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// Which of a thread's M register slots hold row elements, as bits: one or two registers
@@ -37,4 +39,4 @@ struct slot_mask {
 };
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -29,6 +29,7 @@
 
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/dispatch/policy.hpp"
 #include "rowwise/kernels/grid_dependency.cuh"
 #include "rowwise/kernels/row_all_reduce.cuh"
@@ -39,7 +40,7 @@
 #include "rowwise/primitives/cluster_push_reduce.cuh"
 #include "rowwise/primitives/cluster_shape.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// Ops that declare `staged_long_rows = true` (row_op.cuh) run rows too long for registers on
@@ -281,4 +282,4 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 }
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

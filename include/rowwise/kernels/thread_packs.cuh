@@ -16,11 +16,12 @@
 
 #include <cstdint>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/kernels/column_stage.cuh"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/kernels/slot_mask.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 template <int K, int G, int N>
@@ -214,4 +215,4 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, 
 }
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -10,7 +10,9 @@
 
 #include <type_traits>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 
 template <class T>
 struct dtype_traits;  // only the three specialisations below exist: using another type is an error
@@ -55,4 +57,4 @@ __host__ __device__ __forceinline__ T from_float(float x) {
   return dtype_traits<T>::from_float(x);
 }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

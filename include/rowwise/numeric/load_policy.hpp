@@ -2,7 +2,9 @@
 // host-only code such as dispatch/policy.hpp can name it without device headers).
 #pragma once
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 
 /// `stream`: the data is read exactly once: ld.global.cs (evict-first), so that it does not
 /// displace reused data. `keep`: default caching, for data read again (weights, the streaming
@@ -16,4 +18,4 @@ enum class load_policy { keep, stream };
 /// evict-first (st.global.cs). dispatch/policy.hpp chooses per strategy and kind of op.
 enum class store_policy { keep, vector, stream };
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

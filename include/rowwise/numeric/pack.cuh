@@ -10,10 +10,11 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/numeric/dtype.cuh"
 #include "rowwise/numeric/load_policy.hpp"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 
 /// Elements in one 16-byte access of T: 4 for fp32, 8 for fp16/bf16.
 template <class T>
@@ -142,4 +143,4 @@ __device__ __forceinline__ aligned_array<T, N> rounded_sum(const aligned_array<T
   return sum;
 }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -15,7 +15,9 @@
 
 #include <cstdint>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 namespace async_copy {
 
 /// Whether this target has cp.async (device code; false on the host pass and below sm_80).
@@ -70,4 +72,4 @@ __device__ __forceinline__ void wait() {
 }
 
 }  // namespace async_copy
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -17,9 +17,10 @@
 // item is latency that shows.
 #pragma once
 
+#include "rowwise/abi.hpp"
 #include "rowwise/primitives/warp_all_reduce.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 
 template <int BlockThreads, class Reducer>
 struct block_all_reduce {
@@ -59,4 +60,4 @@ struct block_all_reduce {
   }
 };
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -28,10 +28,11 @@
 
 #include <cstdint>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/primitives/cluster_push_reduce.cuh"
 #include "rowwise/primitives/cluster_shape.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 
 template <int MaxClusterSize, class Reducer>
 struct cluster_all_reduce {
@@ -93,4 +94,4 @@ struct cluster_all_reduce {
   }
 };
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -34,10 +34,11 @@
 #include <cstring>
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/primitives/transaction_barrier.cuh"
 #include "rowwise/primitives/warp_all_reduce.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 
 template <int Threads, int MaxClusterSize, class Reducer, int Sets = 4>
 struct cluster_push_reduce {
@@ -132,4 +133,4 @@ struct cluster_push_reduce {
   }
 };
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -3,7 +3,9 @@
 
 #include <cooperative_groups.h>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 
 /// CTAs in this CTA's cluster (1 without clusters or before sm_90).
 __device__ __forceinline__ unsigned cluster_ctas() {
@@ -30,4 +32,4 @@ __device__ __forceinline__ unsigned per_cluster(unsigned x, unsigned ctas) {
   return x >> (__ffs(static_cast<int>(ctas)) - 1);
 }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

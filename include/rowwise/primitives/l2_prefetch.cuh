@@ -11,7 +11,9 @@
 
 #include <cstdint>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 
 __device__ __forceinline__ void prefetch_l2_bulk(const void* begin, const void* end) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -25,4 +27,4 @@ __device__ __forceinline__ void prefetch_l2_bulk(const void* begin, const void* 
 #endif
 }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

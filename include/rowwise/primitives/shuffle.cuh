@@ -3,7 +3,9 @@
 
 #include <type_traits>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 namespace detail {
 
 /// __shfl_xor_sync for any trivially copyable value made of whole 4-byte words
@@ -23,4 +25,4 @@ __device__ __forceinline__ V shfl_xor(unsigned mask, const V& v, int lane_mask, 
 }
 
 }  // namespace detail
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -14,7 +14,9 @@
 
 #include <cstdint>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 namespace mbarrier {
 
 struct alignas(8) barrier {
@@ -63,4 +65,4 @@ __device__ __forceinline__ void wait(barrier* b, uint32_t parity) {
 }
 
 }  // namespace mbarrier
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

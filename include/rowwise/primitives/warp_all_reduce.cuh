@@ -42,12 +42,13 @@
 #include <cuda/std/limits>
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/primitives/shuffle.cuh"
 #include "rowwise/reduce/max_sum.cuh"
 #include "rowwise/reduce/online_softmax.cuh"
 #include "rowwise/reduce/shifted_welford.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 
 /// The smallest group size warp_all_reduce takes (a power of two, at most a warp) that holds n
 /// values one per lane: the lanes over which warp, CTA or cluster partials are merged.
@@ -168,4 +169,4 @@ __device__ __forceinline__ typename Reducer::value_type warp_all_reduce_replicat
   return detail::all_reduce<GroupSize, /*Replicated=*/true>(v, op);
 }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

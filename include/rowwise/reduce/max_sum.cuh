@@ -12,7 +12,9 @@
 
 #include <cuda/std/limits>
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 
 /// Sum of fp32 values. Identity 0.
 struct sum_reducer {
@@ -73,4 +75,4 @@ __host__ __device__ inline float from_max_key(int key) {
 #endif
 }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -9,9 +9,10 @@
 
 #include <cuda/std/limits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/reduce/max_sum.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 
 struct online_softmax_value {
   float m;  // running maximum (NaN if any logit is NaN; -inf for an empty or all -inf set)
@@ -56,4 +57,4 @@ struct online_softmax_reducer {
   }
 };
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -9,10 +9,11 @@
 
 #include <type_traits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/numeric/dtype.cuh"
 #include "rowwise/numeric/pack.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 
 /// Element-wise running max of packs of N values of T, started at -inf (which is also the pad
 /// of slots outside a row). value() gives the max over every slot as fp32.
@@ -60,4 +61,4 @@ struct pack_max {
   }
 };
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -12,9 +12,10 @@
 // all-reduces do) gives bit-identical results in every thread.
 #pragma once
 
+#include "rowwise/abi.hpp"
 #include "rowwise/reduce/welford.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 
 struct shifted_welford_value {
   float n;      // count (as float: exact up to 2^24, a cheap divisor)
@@ -144,4 +145,4 @@ __host__ __device__ inline float shifted_welford_variance(shifted_welford_value 
   return population_variance(v.m2, v.n);
 }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

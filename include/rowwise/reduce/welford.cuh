@@ -5,7 +5,9 @@
 // the spread (a LayerNorm row with mean 1e4 and std 1e-2).
 #pragma once
 
-namespace rowwise {
+#include "rowwise/abi.hpp"
+
+ROWWISE_NAMESPACE_BEGIN
 
 struct welford_value {
   float n;     // count, as float: exact up to 2^24 and a cheap divisor
@@ -50,4 +52,4 @@ __host__ __device__ inline float population_variance(float m2, float n) {
 /// Variance (population, divisor n) of a summary; 0 for an empty set.
 __host__ __device__ inline float welford_variance(welford_value v) { return population_variance(v.m2, v.n); }
 
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

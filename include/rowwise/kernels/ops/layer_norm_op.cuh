@@ -19,13 +19,14 @@
 //    chunked_kernel, staged_kernel), with state {mean, 0, rstd}.
 #pragma once
 
+#include "rowwise/abi.hpp"
 #include "rowwise/kernels/ops/row_op.cuh"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/reduce/max_sum.cuh"
 #include "rowwise/reduce/shifted_welford.cuh"
 #include "rowwise/reduce/welford.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// y = (x - mean) * rstd * gamma + beta, rstd = 1 / sqrt(var + eps), population variance.
@@ -247,4 +248,4 @@ struct layer_norm_op : row_op_base<layer_norm_op<W>> {
 };
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -1,11 +1,12 @@
 // rowwise/kernels/ops/rms_norm_op.cuh — RMSNorm, and residual-add + RMSNorm, as one op.
 #pragma once
 
+#include "rowwise/abi.hpp"
 #include "rowwise/kernels/ops/row_op.cuh"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/reduce/max_sum.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// y = x * rsqrt(mean(x^2) + eps) * weight (weight may be null).
@@ -69,4 +70,4 @@ struct rms_norm_op : row_op_base<rms_norm_op<W, FusedResidual>> {
 };
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

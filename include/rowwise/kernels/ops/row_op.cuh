@@ -72,10 +72,11 @@
 
 #include <cstdint>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/kernels/slot_mask.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 template <class Derived>
@@ -104,4 +105,4 @@ struct row_op_base {
 };
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END

@@ -3,11 +3,12 @@
 
 #include <cuda/std/limits>
 
+#include "rowwise/abi.hpp"
 #include "rowwise/kernels/ops/row_op.cuh"
 #include "rowwise/reduce/online_softmax.cuh"
 #include "rowwise/reduce/pack_max.cuh"
 
-namespace rowwise {
+ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
 /// 2^x: one MUFU.EX2 (relative error ~2^-22; ftz: a result below 2^-126 is 0).
@@ -196,4 +197,4 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
 };
 
 }  // namespace kernels
-}  // namespace rowwise
+ROWWISE_NAMESPACE_END
