@@ -68,14 +68,15 @@ struct first_cache {};
 struct second_cache {};
 }  // namespace
 
-TEST_CASE("once_per_device: one query per device and tag, its error remembered, ordinals past the cache "
-          "queried each time, concurrent first use",
+TEST_CASE("once_per_device: one query per device and tag, a failed query asked again, ordinals past the "
+          "cache queried each time, concurrent first use",
           "[host][launch]") {
   std::atomic<int> calls{0};
+  bool device3_fails = true;
   const auto query = [&](int device, int& v) -> cudaError_t {
     ++calls;
     v = 100 + device;
-    return device == 3 ? cudaErrorInvalidDevice : cudaSuccess;
+    return device == 3 && device3_fails ? cudaErrorInvalidDevice : cudaSuccess;
   };
   int v = 0;
   CHECK(dsp::once_per_device<first_cache>(0, v, query) == cudaSuccess);
@@ -89,16 +90,22 @@ TEST_CASE("once_per_device: one query per device and tag, its error remembered, 
   // Another tag keeps its own cache.
   CHECK(dsp::once_per_device<second_cache>(0, v, query) == cudaSuccess);
   CHECK(calls == 3);
-  // An error is remembered with the device.
+  // A failed query is not remembered: asked again until it succeeds, then remembered.
   CHECK(dsp::once_per_device<first_cache>(3, v, query) == cudaErrorInvalidDevice);
   CHECK(dsp::once_per_device<first_cache>(3, v, query) == cudaErrorInvalidDevice);
-  CHECK(calls == 4);
+  CHECK(calls == 5);
+  device3_fails = false;
+  v = 0;
+  CHECK(dsp::once_per_device<first_cache>(3, v, query) == cudaSuccess);
+  CHECK(v == 103);
+  CHECK(dsp::once_per_device<first_cache>(3, v, query) == cudaSuccess);
+  CHECK(calls == 6);
   // Past the cache (and negative ordinals): asked every time.
   for (int device : {64, 64, -1}) {
     CHECK(dsp::once_per_device<first_cache>(device, v, query) == cudaSuccess);
     CHECK(v == 100 + device);
   }
-  CHECK(calls == 7);
+  CHECK(calls == 9);
   // Many threads' first use of one device: one query, the same value everywhere.
   std::vector<std::thread> threads;
   std::atomic<int> wrong{0};
@@ -109,5 +116,5 @@ TEST_CASE("once_per_device: one query per device and tag, its error remembered, 
     });
   for (std::thread& t : threads) t.join();
   CHECK(wrong == 0);
-  CHECK(calls == 8);
+  CHECK(calls == 10);
 }

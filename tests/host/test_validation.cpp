@@ -39,7 +39,8 @@ void check_messages(const char* op) {
                        Msg::residual_shape, Msg::residual_align, Msg::launch,     Msg::device,
                        Msg::plan,        Msg::in_extent,    Msg::out_extent,      Msg::residual_extent,
                        Msg::overlap,     Msg::residual_overlap, Msg::weight_overlap, Msg::gamma_overlap,
-                       Msg::beta_overlap, Msg::stats_align, Msg::stats_overlap, Msg::target};
+                       Msg::beta_overlap, Msg::stats_align, Msg::stats_overlap, Msg::target,
+                       Msg::gamma_align, Msg::beta_align, Msg::code_target};
   for (const char* m : all) {
     INFO(m);
     CHECK(starts_with(m, p));
@@ -393,6 +394,16 @@ TEST_CASE("validate_layer_norm: weights outside the output, statistics apart fro
   CHECK(call(in, out, cols, g, b, fake<float>(0x400002), rstd) == M::stats_align);
   CHECK(call(in, out, cols, g, b, mean, fake<float>(0x400013)) == M::stats_align);
   CHECK(call(in, const_cast<float*>(in) + 5, cols, g, b, mean, rstd) == M::overlap);
+  // Each weight's alignment under its own name; an absent one (size 0) is never read, so its
+  // pointer is not checked. With 0 rows nothing is written to the statistics.
+  CHECK(call(in, out, cols, fake<const float>(0x300002), b, mean, rstd) == M::gamma_align);
+  CHECK(call(in, out, cols, g, fake<const float>(0x300102), mean, rstd) == M::beta_align);
+  CHECK(msg(dsp::validate_layer_norm<M>(rowwise::matrix(in, rows, cols), rowwise::matrix(out, rows, cols),
+                                        rowwise::vector(fake<const float>(0x300002), 0),
+                                        rowwise::vector(fake<const float>(0x300102), 0), 1e-5f, mean, rstd)) == "ok");
+  CHECK(msg(dsp::validate_layer_norm<M>(rowwise::matrix(in, 0, cols), rowwise::matrix(out, 0, cols),
+                                        rowwise::vector(g, cols), rowwise::vector(b, cols), 1e-5f,
+                                        fake<float>(0x400002), fake<float>(0x400013))) == "ok");
   // Earlier errors keep their order: a short gamma inside the output is a size error.
   CHECK(msg(dsp::validate_layer_norm<M>(rowwise::matrix(in, rows, cols), rowwise::matrix(out, rows, cols),
                                         rowwise::vector<const float>(out, cols - 1), rowwise::vector(b, cols), 1e-5f,
@@ -418,6 +429,10 @@ TEST_CASE("validate_rms_norm / validate_fused_add_rms_norm: the weight outside w
     CHECK(call(in, out, out - cols) == "ok");  // ends where the output begins
     CHECK(call(in, out, out - cols + 1) == M::weight_overlap);
     CHECK(call(in, const_cast<float*>(in) + cols * rows - 1, fake<const float>(0x300000)) == M::overlap);
+    CHECK(call(in, out, fake<const float>(0x300002)) == M::weight_align);
+    // An absent weight (size 0) is never read: its pointer is not checked.
+    CHECK(msg(dsp::validate_rms_norm<M>(rowwise::matrix(in, rows, cols), rowwise::matrix(out, rows, cols),
+                                        rowwise::vector(fake<const float>(0x300002), 0), 1e-6f)) == "ok");
   }
   {
     using M = dsp::fused_add_rms_norm_messages;
@@ -440,5 +455,12 @@ TEST_CASE("validate_rms_norm / validate_fused_add_rms_norm: the weight outside w
     CHECK(msg(dsp::validate_fused_add_rms_norm<M>(rowwise::matrix(x, rows, cols),
                                                   rowwise::matrix(fake<__nv_bfloat16>(UINTPTR_MAX - 15), rows, cols),
                                                   rowwise::vector(w, cols), 1e-6f)) == M::residual_extent);
+    // Errors in x name x (it is both the input and the output).
+    CHECK(msg(dsp::validate_fused_add_rms_norm<M>(rowwise::matrix<__nv_bfloat16>(nullptr, rows, cols),
+                                                  rowwise::matrix(res, rows, cols), rowwise::vector(w, cols), 1e-6f)) ==
+          "fused_add_rms_norm: x data is null while rows > 0");
+    CHECK(msg(dsp::validate_fused_add_rms_norm<M>(rowwise::matrix(x, rows, cols, cols - 1),
+                                                  rowwise::matrix(res, rows, cols), rowwise::vector(w, cols), 1e-6f)) ==
+          "fused_add_rms_norm: x row_stride < cols");
   }
 }

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <mutex>
 
 #include "rowwise/abi.hpp"
@@ -21,18 +22,28 @@ struct device_limits {
   bool clusters = false;    // thread-block clusters (sm_90+ device and code)
 };
 
-/// `query(device, value)` run once per device ordinal and remembered, with its error (thread-safe;
-/// Tag keeps each kind of value in a cache of its own). Ordinals past the cache are queried each time.
+/// `query(device, value)` run once per device ordinal and its value remembered (thread-safe; Tag
+/// keeps each kind of value in a cache of its own). A failed query is not remembered: the next
+/// call asks again, so that a transient or sticky error that the caller clears (a device reset)
+/// does not fail every later call on that device. Ordinals past the cache are queried each time.
 template <class Tag, class Value, class Query>
 cudaError_t once_per_device(int device, Value& out, Query query) {
   constexpr int cached_devices = 64;
   static Value cache[cached_devices];
-  static cudaError_t result[cached_devices];
-  static std::once_flag once[cached_devices];
+  static std::atomic<bool> ready[cached_devices];  // static storage: all false at start
+  static std::mutex lock;
   if (device < 0 || device >= cached_devices) return query(device, out);
-  std::call_once(once[device], [&] { result[device] = query(device, cache[device]); });
+  if (!ready[device].load(std::memory_order_acquire)) {
+    const std::lock_guard<std::mutex> hold(lock);
+    if (!ready[device].load(std::memory_order_relaxed)) {
+      Value v{};
+      if (const cudaError_t e = query(device, v); e != cudaSuccess) return e;
+      cache[device] = v;
+      ready[device].store(true, std::memory_order_release);
+    }
+  }
   out = cache[device];
-  return result[device];
+  return cudaSuccess;
 }
 
 /// Query the current device: a handful of attribute reads, done once per device and cached

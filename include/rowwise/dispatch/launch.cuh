@@ -236,7 +236,7 @@ status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* la
   // Planned for what the loaded kernels can use (code_arch.cuh), not for the device alone.
   int code_arch = 0;
   if (const cudaError_t e = loaded_code_arch(dev.device, code_arch); e != cudaSuccess)
-    return status::from_cuda(e, Msg::launch);
+    return status::from_cuda(e, Msg::code_target);
   dev = limits_for_code(dev, code_arch);
   constexpr int widest = max_pack_elems_v<T>;
   problem p;

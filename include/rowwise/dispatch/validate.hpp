@@ -15,29 +15,32 @@
 ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
 
-/// The messages of one op; ROWWISE_OP_MESSAGES builds them from the op's name at compile time.
-#define ROWWISE_OP_MESSAGES(type_name, op_name)                                                 \
+/// The messages of one op; ROWWISE_OP_MESSAGES builds them from the op's name and the names of
+/// its input and output matrices at compile time.
+#define ROWWISE_OP_MESSAGES(type_name, op_name, in_name, out_name)                                                 \
   struct type_name {                                                                            \
     static constexpr const char* rows = op_name ": rows < 0";                                   \
     static constexpr const char* cols = op_name ": cols < 1";                                   \
-    static constexpr const char* in_null = op_name ": input data is null while rows > 0";       \
-    static constexpr const char* out_null = op_name ": output data is null while rows > 0";     \
-    static constexpr const char* in_stride = op_name ": input row_stride < cols";               \
-    static constexpr const char* out_stride = op_name ": output row_stride < cols";             \
-    static constexpr const char* shape = op_name ": output rows/cols differ from the input's";  \
-    static constexpr const char* in_align = op_name ": input pointer not aligned to its element"; \
-    static constexpr const char* out_align = op_name ": output pointer not aligned to its element"; \
+    static constexpr const char* in_null = op_name ": " in_name " data is null while rows > 0";       \
+    static constexpr const char* out_null = op_name ": " out_name " data is null while rows > 0";     \
+    static constexpr const char* in_stride = op_name ": " in_name " row_stride < cols";               \
+    static constexpr const char* out_stride = op_name ": " out_name " row_stride < cols";             \
+    static constexpr const char* shape = op_name ": " out_name " rows/cols differ from the " in_name "'s";  \
+    static constexpr const char* in_align = op_name ": " in_name " pointer not aligned to its element"; \
+    static constexpr const char* out_align = op_name ": " out_name " pointer not aligned to its element"; \
     static constexpr const char* weight_size = op_name ": weight size != cols";                 \
     static constexpr const char* gamma_size = op_name ": gamma size != cols";                   \
     static constexpr const char* beta_size = op_name ": beta size != cols";                     \
     static constexpr const char* weight_align = op_name ": weight pointer not aligned to its element"; \
+    static constexpr const char* gamma_align = op_name ": gamma pointer not aligned to its element"; \
+    static constexpr const char* beta_align = op_name ": beta pointer not aligned to its element"; \
     static constexpr const char* eps = op_name ": eps < 0 or not finite";                       \
     static constexpr const char* residual_null = op_name ": residual data is null while rows > 0"; \
     static constexpr const char* residual_stride = op_name ": residual row_stride < cols";      \
     static constexpr const char* residual_shape = op_name ": residual rows/cols differ from x's"; \
     static constexpr const char* residual_align = op_name ": residual pointer not aligned to its element"; \
-    static constexpr const char* in_extent = op_name ": input rows x row_stride exceed the address space"; \
-    static constexpr const char* out_extent = op_name ": output rows x row_stride exceed the address space"; \
+    static constexpr const char* in_extent = op_name ": " in_name " rows x row_stride exceed the address space"; \
+    static constexpr const char* out_extent = op_name ": " out_name " rows x row_stride exceed the address space"; \
     static constexpr const char* residual_extent = op_name ": residual rows x row_stride exceed the address space"; \
     static constexpr const char* overlap =                                                        \
         op_name ": output shares memory with the input but is not the same matrix (in place needs the same data and row_stride)"; \
@@ -50,16 +53,18 @@ namespace dispatch {
         op_name ": mean / rstd share memory with each other or with a matrix or weight of the call"; \
     static constexpr const char* launch = op_name ": kernel launch failed";                     \
     static constexpr const char* device = op_name ": querying the current device failed";      \
+    static constexpr const char* code_target = op_name ": querying the CUDA target of rowwise's kernels failed"; \
     static constexpr const char* plan = op_name ": no strategy can run this shape on this device"; \
     static constexpr const char* target =                                                         \
         op_name ": a kernel compiled for an older CUDA target than its plan needs (translation units sharing rowwise's ABI namespace were compiled for different targets)"; \
   }
 
-ROWWISE_OP_MESSAGES(softmax_messages, "softmax");
-ROWWISE_OP_MESSAGES(log_softmax_messages, "log_softmax");
-ROWWISE_OP_MESSAGES(layer_norm_messages, "layer_norm");
-ROWWISE_OP_MESSAGES(rms_norm_messages, "rms_norm");
-ROWWISE_OP_MESSAGES(fused_add_rms_norm_messages, "fused_add_rms_norm");
+ROWWISE_OP_MESSAGES(softmax_messages, "softmax", "input", "output");
+ROWWISE_OP_MESSAGES(log_softmax_messages, "log_softmax", "input", "output");
+ROWWISE_OP_MESSAGES(layer_norm_messages, "layer_norm", "input", "output");
+ROWWISE_OP_MESSAGES(rms_norm_messages, "rms_norm", "input", "output");
+// fused_add_rms_norm reads and writes x (both of validate_in_out's roles).
+ROWWISE_OP_MESSAGES(fused_add_rms_norm_messages, "fused_add_rms_norm", "x", "x");
 
 template <class T>
 constexpr bool element_aligned(const T* p) {
@@ -112,6 +117,13 @@ constexpr bool vector_fits(const vector_view<W>& v, int64_t cols) {
   return !v.present() || v.size == cols;
 }
 
+/// An optional per-column vector's pointer: aligned to its element, or absent (null or size 0:
+/// an absent vector's pointer is never read).
+template <class W>
+constexpr bool weight_aligned(const vector_view<W>& v) {
+  return !v.present() || element_aligned(v.data);
+}
+
 constexpr bool eps_valid(float eps) { return eps >= 0.0f && eps <= 3.4028234663852886e38f; }  // NaN fails both
 
 /// An output of the same shape as its input: the same matrix (in place) or no shared byte. Any
@@ -138,9 +150,11 @@ status validate_layer_norm(const matrix_view<In>& in, const matrix_view<Out>& ou
   if (status s = validate_in_out<Msg>(in, out); !s) return s;
   if (!vector_fits(gamma, in.cols)) return status::invalid(Msg::gamma_size);
   if (!vector_fits(beta, in.cols)) return status::invalid(Msg::beta_size);
-  if (!element_aligned(gamma.data) || !element_aligned(beta.data)) return status::invalid(Msg::weight_align);
+  if (!weight_aligned(gamma)) return status::invalid(Msg::gamma_align);
+  if (!weight_aligned(beta)) return status::invalid(Msg::beta_align);
   if (!eps_valid(eps)) return status::invalid(Msg::eps);
-  if (!element_aligned(mean) || !element_aligned(rstd)) return status::invalid(Msg::stats_align);
+  // With 0 rows nothing is written to mean / rstd (as nothing is read from a null input).
+  if (in.rows > 0 && (!element_aligned(mean) || !element_aligned(rstd))) return status::invalid(Msg::stats_align);
   if (status s = validate_in_place_or_disjoint<Msg>(in, out); !s) return s;
   const byte_runs written = bytes_of(out);
   if (share_bytes(bytes_of(gamma), written)) return status::invalid(Msg::gamma_overlap);
@@ -161,7 +175,7 @@ status validate_rms_norm(const matrix_view<In>& in, const matrix_view<Out>& out,
                          float eps) {
   if (status s = validate_in_out<Msg>(in, out); !s) return s;
   if (!vector_fits(weight, in.cols)) return status::invalid(Msg::weight_size);
-  if (!element_aligned(weight.data)) return status::invalid(Msg::weight_align);
+  if (!weight_aligned(weight)) return status::invalid(Msg::weight_align);
   if (!eps_valid(eps)) return status::invalid(Msg::eps);
   if (status s = validate_in_place_or_disjoint<Msg>(in, out); !s) return s;
   if (share_bytes(bytes_of(weight), bytes_of(out))) return status::invalid(Msg::weight_overlap);
@@ -179,7 +193,7 @@ status validate_fused_add_rms_norm(const matrix_view<T>& x, const matrix_view<T>
                                    Msg::rows, Msg::cols, Msg::residual_extent))
     return status::invalid(e);
   if (!vector_fits(weight, x.cols)) return status::invalid(Msg::weight_size);
-  if (!element_aligned(weight.data)) return status::invalid(Msg::weight_align);
+  if (!weight_aligned(weight)) return status::invalid(Msg::weight_align);
   if (!eps_valid(eps)) return status::invalid(Msg::eps);
   if (share_bytes(bytes_of(x), bytes_of(residual))) return status::invalid(Msg::residual_overlap);
   const byte_runs w = bytes_of(weight);
