@@ -44,9 +44,21 @@ enum class row_kind {
   adversarial,  // row r takes all_adversarial_kinds()[r % 8], then the extra kinds below
 };
 
-constexpr int extra_kinds = 4;  // NaN first, NaN last, half the row -inf, one finite rest -inf
+constexpr int extra_kinds = 7;  // NaN first, NaN last, half the row -inf, one finite rest -inf, and
+                                // the finite mask fills: a causal-style suffix of T's lowest value,
+                                // one of -1e10, and a whole row of T's lowest value
 
-void extra_row(int which, int64_t cols, seeded_rng& rng, double* row) {
+/// T's lowest finite value (torch.finfo(dtype).min, the usual attention-mask fill).
+double lowest_finite(dtype t) {
+  switch (t) {
+    case dtype::f32: return -static_cast<double>(std::numeric_limits<float>::max());
+    case dtype::f16: return -65504.0;
+    case dtype::bf16: return -0x1.fe0000p+127;  // -(2 - 2^-7) * 2^127
+  }
+  return 0.0;
+}
+
+void extra_row(int which, dtype t, int64_t cols, seeded_rng& rng, double* row) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double ninf = -std::numeric_limits<double>::infinity();
   for (int64_t c = 0; c < cols; ++c) row[c] = rng.normal(0.0, 2.0);
@@ -56,12 +68,21 @@ void extra_row(int which, int64_t cols, seeded_rng& rng, double* row) {
     case 2:                               // -inf entries mixed with finite ones: exact zeros (-inf for log)
       for (int64_t c = 0; c < cols; c += 2) row[c] = ninf;
       break;
-    default: {                            // a single finite logit among -inf: softmax 1 there
+    case 3: {                             // a single finite logit among -inf: softmax 1 there
       const int64_t keep = rng.index(cols);
       for (int64_t c = 0; c < cols; ++c)
         if (c != keep) row[c] = ninf;
       break;
     }
+    case 4:                               // logits, then T's lowest (whole threads and CTAs of it)
+    case 5: {                             // the same with -1e10 (-inf once quantised to fp16)
+      const double fill = which == 4 ? lowest_finite(t) : -1e10;
+      for (int64_t c = 1 + rng.index(cols); c < cols; ++c) row[c] = fill;
+      break;
+    }
+    default:                              // every element T's lowest: softmax 1 / cols
+      for (int64_t c = 0; c < cols; ++c) row[c] = lowest_finite(t);
+      break;
   }
 }
 
@@ -84,7 +105,7 @@ std::vector<double> make_inputs(dtype t, int64_t rows, int64_t cols, row_kind ki
           adversarial_row<typename decltype(tag)::type>(kinds[static_cast<size_t>(k)], cols, rng, row);
         });
       } else {
-        extra_row(static_cast<int>(k - static_cast<int64_t>(kinds.size())), cols, rng, row);
+        extra_row(static_cast<int>(k - static_cast<int64_t>(kinds.size())), t, cols, rng, row);
       }
     }
   }
@@ -420,9 +441,11 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in register
 // --- adversarial rows -------------------------------------------------------------------------------
 
 TEST_CASE("softmax/log_softmax: adversarial rows (logit 120 / span 200 / all -inf / NaN / +inf / subnormal / "
-          "constant / cols = 1)",
+          "constant / finite mask fills / cols = 1)",
           "[gpu][softmax]") {
-  // DESIGN.md: all -inf -> zeros (log: -inf); a NaN anywhere -> NaN row; +inf -> NaN row.
+  // DESIGN.md: all -inf -> zeros (log: -inf); a NaN anywhere -> NaN row; +inf -> NaN row. Finite
+  // mask fills (T's lowest, -1e10) are ordinary logits: a row of them is uniform, and a thread
+  // holding only them must not turn the row into NaN (2^lo overflowed for |max| >= ~1.5e9).
   seeded_rng rng("softmax adversarial");
   INFO(rng.describe());
   test_stream stream;

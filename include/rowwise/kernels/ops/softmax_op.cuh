@@ -21,14 +21,25 @@ __device__ __forceinline__ float exp2_approx(float x) {
 /// log2(e), rounded to fp32.
 inline constexpr float log2e = 1.4426950408889634f;
 
-/// m * log2e split as hi + lo: hi is the fp32 product, lo its exact remainder (by fma).
+/// The exponent of 2 that every exponential of a thread or row evaluates, 2^(fma(x, slope, -hi)),
+/// and the factor 2^lo that this leaves over exp(x - m), taken out once.
 struct log2e_multiple {
-  float hi;
-  float lo;
+  float hi;     // fp32(m * log2e); m itself on the exact-only path
+  float lo;     // m * log2e - hi, exact (by fma); 0 on the exact-only path
+  float slope;  // log2e; 1 on the exact-only path
 };
+/// Ordinary m: hi + lo = m * log2e exactly, and |lo| <= half an ulp of hi.
+/// |m| >= ~1.49e9 (a finite mask fill: -1e10, the dtype's lowest): that half ulp reaches 2^7 and
+/// beyond (inf once m * log2e overflows), where 2^lo and 2^-lo overflow and underflow (inf * 0:
+/// a NaN row). There every other fp32 value is at least 128 from m (|m| >= 2^30), so exp(x - m) is
+/// 1 at x = m and below fp32's range for every other x (e^-128 < 2^-149): 2^(x - m), exact at 0
+/// and flushed to 0 below 2^-126, gives exactly that, with no remainder to take out.
+/// The test is on lo: NaN (m = +inf, whose row must come out NaN) keeps the ordinary path.
 __device__ __forceinline__ log2e_multiple times_log2e(float m) {
   const float hi = __fmul_rn(m, log2e);  // never contracted into a neighbouring add
-  return {hi, fmaf(m, log2e, -hi)};
+  const float lo = fmaf(m, log2e, -hi);
+  if (fabsf(lo) > 64.0f) return {m, 0.0f, 1.0f};
+  return {hi, lo, log2e};
 }
 
 /// Log = false: y = exp(x - m) / d.  Log = true: y = x - m - log(d).
@@ -43,6 +54,8 @@ __device__ __forceinline__ log2e_multiple times_log2e(float m) {
 /// and is taken out once (times 2^-lo), so the result does not depend on |m|: rows of logits
 /// near 1e4 keep full accuracy. Left: log2e's own rounding (relative ~|x - m| * 2^-25 in y) and
 /// MUFU.EX2's ~2^-22 — within tests/support/tolerance.hpp's fp32 rtol (1e-5), set for this.
+/// Maxima too large for the split (|m| >= ~1.49e9: finite mask fills such as -1e10 or the
+/// dtype's lowest value) take times_log2e's exact-only path: slope 1 in place of log2e, no lo.
 template <bool Log>
 struct softmax_op : row_op_base<softmax_op<Log>> {
   using reducer = online_softmax_reducer;
@@ -55,9 +68,10 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
 
   struct state {
     float shift;   // log_softmax: m, subtracted from x (0 for an all -inf row);
-                   // softmax: hi of m * log2e (y = 2^(fma(x, log2e, -shift)) * scale)
+                   // softmax: hi of m's log2e_multiple (y = 2^(fma(x, slope, -shift)) * scale)
     float scale;   // log_softmax: log(d); softmax: 2^-lo / d, or in place exp(m_thread - m)
                    // * 2^-lo_thread / d; 0 for an all -inf row; NaN for a NaN row
+    float slope = log2e;  // softmax: the slope of m's log2e_multiple
   };
 
   __device__ static float neg_inf() { return -cuda::std::numeric_limits<float>::infinity(); }
@@ -74,13 +88,13 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
   /// exp(-inf - -inf) never makes a NaN.
   __device__ __forceinline__ static float shift_for(float m) { return m == neg_inf() ? 0.0f : m; }
 
-  /// Adds e_i = 2^(fma(v[i], log2e, -hi)) into four sums; with Keep, e_i replaces v[i] (F =
+  /// Adds e_i = 2^(fma(v[i], s.slope, -s.hi)) into four sums; with Keep, e_i replaces v[i] (F =
   /// float; else const float).
   template <bool Keep, int M, class F>
-  __device__ __forceinline__ static void fold_exp(F (&v)[M], float hi, float (&d)[4]) {
+  __device__ __forceinline__ static void fold_exp(F (&v)[M], const log2e_multiple& s, float (&d)[4]) {
 #pragma unroll
     for (int i = 0; i < M; ++i) {
-      const float e = exp2_approx(fmaf(v[i], log2e, -hi));
+      const float e = exp2_approx(fmaf(v[i], s.slope, -s.hi));
       if constexpr (Keep) v[i] = e;
       d[i % 4] += e;
     }
@@ -97,7 +111,7 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
     const float m = fmaxf(fmaxf(c[0], c[1]), fmaxf(c[2], c[3]));
     const log2e_multiple s = times_log2e(shift_for(m));
     float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    fold_exp<Keep>(v, s.hi, d);
+    fold_exp<Keep>(v, s, d);
     return {m, sum_of(d) * exp2_approx(-s.lo)};
   }
 
@@ -111,7 +125,7 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
     pack_max<T, N> max;
     float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     float m = 0.0f;
-    log2e_multiple s = {0.0f, 0.0f};
+    log2e_multiple s = {0.0f, 0.0f, log2e};
   };
   template <class T, int N>
   __device__ __forceinline__ void sweep_first(const aligned_array<T, N>& x, sweep<T, N>& w) const {
@@ -124,7 +138,7 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
   }
   template <int M, class T, int N>
   __device__ __forceinline__ void sweep_second(const float (&v)[M], sweep<T, N>& w) const {
-    fold_exp<false>(v, w.s.hi, w.d);
+    fold_exp<false>(v, w.s, w.d);
   }
   template <class T, int N>
   __device__ __forceinline__ value sweep_value(const sweep<T, N>& w) const {
@@ -147,7 +161,7 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
       return {t.m, __logf(t.d)};
     } else {
       const log2e_multiple s = times_log2e(t.m);
-      return {s.hi, __fdividef(exp2_approx(-s.lo), t.d)};  // d in [1, cols]: 2 ulp, no slow path
+      return {s.hi, __fdividef(exp2_approx(-s.lo), t.d), s.slope};  // d in [1, cols]: 2 ulp, no slow path
     }
   }
 
@@ -155,7 +169,7 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
   __device__ __forceinline__ void apply(float (&v)[N], int64_t, const state& s, Columns = {}) const {
 #pragma unroll
     for (int j = 0; j < N; ++j)
-      v[j] = Log ? (v[j] - s.shift) - s.scale : exp2_approx(fmaf(v[j], log2e, -s.shift)) * s.scale;
+      v[j] = Log ? (v[j] - s.shift) - s.scale : exp2_approx(fmaf(v[j], s.slope, -s.shift)) * s.scale;
   }
 
   // Register strategies, softmax only: keep e_i = 2^(fma(x, log2e, -hi_thread)) in place of x,
@@ -180,7 +194,9 @@ struct softmax_op : row_op_base<softmax_op<Log>> {
       // The thread's shift was mine.m (finite here): the same hi/lo as in exponentials(), so the
       // factor is 2^((mine.m - t.m) log2e - lo) / d: one FFMA, one MUFU.EX2 and __fdividef (d in
       // [1, cols]). expf's sequence and the IEEE division (a call to its slow path) sat in every
-      // row's chain after its reduction (bench/NOTES.md session 21).
+      // row's chain after its reduction (bench/NOTES.md session 21). On times_log2e's exact-only
+      // path (|mine.m| huge) lo is 0 and the thread's e are exp(x - mine.m) themselves; mine.m -
+      // t.m is then 0 or below -128, where the exponential is 0.
       return {0.0f, __fdividef(exp2_approx(fmaf(mine.m - t.m, log2e, -times_log2e(mine.m).lo)), t.d)};
     }
   }
