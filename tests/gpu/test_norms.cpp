@@ -71,6 +71,9 @@ enum class norm_input {
   mixed,       // row by row: random, 120 among N(0,1), uniform +-100, large mean, subnormal, constant
   far_lanes,   // random, plus 1e3 at columns c % 512 < 4 and c % 1024 < 8: the packs lane 0 of a
                // block's first warp holds (threads t, t + T, ... for T = 128 / 256, packs of 4 / 8)
+  non_finite,  // random, plus row by row: +inf at a random column, -inf at one, NaN at one, +inf
+               // at column 5 (not the first value of its thread's pack, nor lane 0's), none (a
+               // finite row beside them)
 };
 
 const char* to_string(norm_input k) {
@@ -81,6 +84,7 @@ const char* to_string(norm_input k) {
     case norm_input::subnormal: return "subnormal";
     case norm_input::mixed: return "mixed adversarial rows";
     case norm_input::far_lanes: return "far-out values at lane 0's packs";
+    case norm_input::non_finite: return "rows holding +inf, -inf or NaN";
   }
   return "?";
 }
@@ -103,6 +107,13 @@ std::vector<double> make_inputs(dtype t, int64_t rows, int64_t cols, norm_input 
         for (int64_t c = 0; c < cols; ++c)
           if (c % 512 < 4 || c % 1024 < 8) row[c] += 1e3;
         continue;
+      case norm_input::non_finite: {
+        random_row(cols, rng, row);
+        const double inf = std::numeric_limits<double>::infinity();
+        const double values[] = {inf, -inf, std::numeric_limits<double>::quiet_NaN(), inf};
+        if (r % 5 < 4) row[r % 5 == 3 ? std::min<int64_t>(5, cols - 1) : rng.index(cols)] = values[r % 5];
+        continue;
+      }
       case norm_input::large_mean: adv = adversarial_kind::large_mean_small_std; break;
       case norm_input::constant: adv = adversarial_kind::constant; break;
       case norm_input::subnormal: adv = adversarial_kind::subnormal; break;
@@ -165,7 +176,7 @@ check_result check_rows(const std::vector<double>& ref, const std::vector<double
   return all;
 }
 
-/// The fp32 statistics LayerNorm returns: mean within 2^-24 * (8 |mean| + 4 std sqrt(cols)) (the
+/// The fp32 statistics LayerNorm returns (rows of finite values): mean within 2^-24 * (8 |mean| + 4 std sqrt(cols)) (the
 /// rounding of an fp32 mean plus the accumulation of deviations), rstd within the fp32 LayerNorm
 /// rtol grown by the row's conditioning (layer_norm_row_tolerance: the variance around an fp32
 /// mean that is off by e is off by ~e^2).
@@ -174,6 +185,15 @@ std::string check_stats(const std::vector<float>& mean_got, const std::vector<fl
                         double eps) {
   const double u = std::ldexp(1.0, -24);
   for (size_t r = 0; r < mean_ref.size(); ++r) {
+    if (!std::isfinite(mean_ref[r]) || !std::isfinite(rstd_ref[r])) {
+      // A row holding an inf or a NaN: its statistics are not numbers to compare, but they must
+      // not look like numbers either: rstd NaN (as every output), the mean not finite.
+      if (std::isnan(rstd_got[r]) && !std::isfinite(mean_got[r])) continue;
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "row %zu (holds an inf or a NaN): mean got %.9g, rstd got %.9g (want NaN)", r,
+                    static_cast<double>(mean_got[r]), static_cast<double>(rstd_got[r]));
+      return buf;
+    }
     const double sigma = std::sqrt(std::max(0.0, 1.0 / (rstd_ref[r] * rstd_ref[r]) - eps));
     const double mean_allowed = u * (8.0 * std::fabs(mean_ref[r]) + 4.0 * sigma * std::sqrt(static_cast<double>(cols))) + 1e-37;
     const tolerance t = layer_norm_row_tolerance(default_tolerance(op_kind::layer_norm, 23, cols), &mean_ref[r],
@@ -769,6 +789,27 @@ TEST_CASE("norms: constant rows / subnormal rows / outliers", "[gpu][norms]") {
           combo(c, k++);
           run_case(c, rng);
         }
+}
+
+TEST_CASE("norms: rows holding +inf, -inf or NaN (layer_norm: NaN across the row and in rstd; rms_norm and "
+          "fused: what IEEE arithmetic gives)",
+          "[gpu][norms]") {
+  // The references (support/reference.hpp) do the arithmetic in double: layer_norm's mean and
+  // variance of such a row are NaN, so is every output; rms_norm's mean square is inf (rstd 0:
+  // finite elements give 0, the inf NaN) or NaN. Every strategy family: one warp, one block (the
+  // thread- and warp-shift moments), clusters, and the streaming / staged long rows.
+  seeded_rng rng("norms non-finite");
+  INFO(rng.describe());
+  test_stream stream;
+  int k = 0;
+  for (dtype t : all_dtypes)
+    for (int64_t cols : {1, 33, 128, 1000, 4096, 8192, 40000, 131072})
+      for (norm_op op : all_norm_ops) {
+        norm_case c = case_of(op, t, cols <= 8192 ? 8 : 4, cols, stream.get());
+        c.input = norm_input::non_finite;
+        combo(c, k++);
+        run_case(c, rng);
+      }
 }
 
 TEST_CASE("fused_add_rms_norm: agrees with residual += x then rms_norm in every strategy", "[gpu][norms]") {

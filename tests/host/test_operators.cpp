@@ -592,6 +592,28 @@ TEST_CASE("shifted welford: identity is neutral exactly; an empty two-pass is th
   CHECK(rowwise::shifted_welford_variance(id) == 0.0f);
 }
 
+TEST_CASE("shifted welford: M2 below 0 by rounding is clamped to 0, a NaN M2 (a row holding an inf or a NaN) "
+          "stays NaN",
+          "[host][operators]") {
+  // c^2 / n just above q: the corrected two-pass subtraction leaves a rounding-sized negative M2.
+  const shifted_welford_value r = shifted_welford_reducer::from_two_pass(3.0f, 1.0f, 1.0f / 3.0f, 1.0f);
+  CHECK(r.m2 == 0.0f);
+  CHECK(rowwise::shifted_welford_variance(r) == 0.0f);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  // A thread shift s finite and one value +inf: c = q = inf. A NaN value: c = q = NaN. A -inf: c = -inf, q = inf.
+  for (const float c : {inf, nan, -inf}) {
+    const float q = c == c ? inf : nan;
+    const shifted_welford_value v = shifted_welford_reducer::from_two_pass(8.0f, 0.5f, q, c);
+    INFO("c = " << c << ", q = " << q << ": m2 = " << v.m2);
+    CHECK(std::isnan(v.m2));
+    CHECK(std::isnan(rowwise::shifted_welford_variance(v)));
+    // ... and it survives merges with ordinary groups.
+    const shifted_welford_value ok = shifted_welford_reducer::from_two_pass(8.0f, 0.5f, 4.0f, 0.25f);
+    CHECK(std::isnan(shifted_welford_reducer{}(ok, v).m2));
+    CHECK(std::isnan(shifted_welford_reducer{}(v, ok).m2));
+  }
+}
+
 TEST_CASE("shifted welford: groups merged in any order give the two-pass statistics, as summaries and as raw sums, "
           "also for mean 1e4 / std 1e-2",
           "[host][operators]") {

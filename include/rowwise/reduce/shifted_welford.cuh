@@ -73,7 +73,9 @@ struct shifted_welford_reducer {
     const float d = c / n;
 #endif
     const float m2 = fmaf(-d, c, q);
-    return {n, s, d, m2 > 0.0f ? m2 : 0.0f};
+    // Rounding can leave M2 just below 0: clamp it, but keep a NaN (a row holding an inf or a
+    // NaN), which must reach rstd and every output (a clamp to 0 gave rsqrt(eps) and -inf outputs).
+    return {n, s, d, m2 < 0.0f ? 0.0f : m2};
   }
 
   /// A group's exact two-pass sums relative to its own shift s (n values, c = sum (x - s),
