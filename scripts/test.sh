@@ -51,11 +51,19 @@ if [[ -z "${CMAKE_GENERATOR:-}" ]]; then
 fi
 
 # --- configure + build + test ---------------------------------------------------------------
-rc=0
-cmake --workflow --preset ci || rc=$?
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+cmake --workflow --preset ci 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
 
 elapsed=$(( $(date +%s) - start ))
-if [[ $rc -eq 0 ]]; then
+# ctest counts a skipped test (exit 77: the GPU binaries without a GPU) as not failed: name them.
+skipped=$(sed -n 's/.*Test *#[0-9]*: \([A-Za-z0-9_]*\) .*\*\*\*Skipped.*/\1/p' "$log" | tr '\n' ' ')
+if [[ $rc -eq 0 && -n "$skipped" ]]; then
+  echo "test.sh: PASS, except SKIPPED (not run): ${skipped% } — cmake --workflow --preset ci (${CMAKE_GENERATOR:-default generator}) in ${elapsed}s"
+elif [[ $rc -eq 0 ]]; then
   echo "test.sh: PASS — cmake --workflow --preset ci (${CMAKE_GENERATOR:-default generator}) in ${elapsed}s"
 else
   echo "test.sh: FAIL (exit $rc) — cmake --workflow --preset ci (${CMAKE_GENERATOR:-default generator}) after ${elapsed}s"

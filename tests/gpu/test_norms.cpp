@@ -188,9 +188,16 @@ std::string check_stats(const std::vector<float>& mean_got, const std::vector<fl
     if (!std::isfinite(mean_ref[r]) || !std::isfinite(rstd_ref[r])) {
       // A row holding an inf or a NaN: its statistics are not numbers to compare, but they must
       // not look like numbers either: rstd NaN (as every output), the mean not finite.
-      if (std::isnan(rstd_got[r]) && !std::isfinite(mean_got[r])) continue;
+      // (Written: the poison, 0xFFFFFFFF, is a NaN too, unlike the GPU's canonical NaN.)
+      const auto poison = [](float v) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, &v, 4);
+        return bits == 0xFFFFFFFFu;
+      };
+      if (std::isnan(rstd_got[r]) && !std::isfinite(mean_got[r]) && !poison(rstd_got[r]) && !poison(mean_got[r]))
+        continue;
       char buf[200];
-      std::snprintf(buf, sizeof buf, "row %zu (holds an inf or a NaN): mean got %.9g, rstd got %.9g (want NaN)", r,
+      std::snprintf(buf, sizeof buf, "row %zu (holds an inf or a NaN): mean got %.9g, rstd got %.9g (want NaN, written)", r,
                     static_cast<double>(mean_got[r]), static_cast<double>(rstd_got[r]));
       return buf;
     }
@@ -383,7 +390,7 @@ void run_case(const norm_case& c, seeded_rng& rng) {
     INFO(rowwise_test::describe(res));
     CHECK(res.ok);
     const std::string gaps = out.untouched_report();
-    INFO("output bytes outside the rows: " << (gaps.empty() ? "untouched" : gaps));
+    INFO("output bytes outside the rows, and unwritten elements: " << (gaps.empty() ? "none" : gaps));
     CHECK(gaps.empty());
     if (!L.in_place) {
       (void)in.download();
@@ -705,8 +712,9 @@ TEST_CASE("layer_norm: rows with mean 1e4 and std 1e-2 (Welford or two-pass; nev
   // Tolerance (tests/support/tolerance.hpp, layer_norm_row_tolerance): an fp32 kernel holds the
   // mean to ~|mean| * 2^-24 at best, a few times that after merging partials; every output moves
   // by that error times rstd * gamma, and the variance around such a mean is off by its square. So
-  // with s = 4 * 2^-24 * |mean| * rstd (per row): atol += s * max|gamma|, rtol += s^2. For fp32 rows
-  // of mean 1e4 and std 1e-2, |mean| * rstd = 1e6 and s = 0.24: the bound is loose, but an
+  // with s = 8 * 2^-24 * |mean| * rstd (per row; k = 8, layer_norm_row_tolerance's default):
+  // atol += s * max|gamma|, rtol += s^2. For fp32 rows of mean 1e4 and std 1e-2, |mean| * rstd =
+  // 1e6 and s = 0.48: the bound is loose, but an
   // E[x^2] - E[x]^2 kernel is off by orders of magnitude more (E[x^2] = 1e8 carries an absolute
   // fp32 error of ~6 against a variance of 1e-4) — checked on the host below, so the test keeps
   // its teeth. In fp16 / bf16 the inputs quantise to a few levels around 1e4 (ulp 8 / 64), so
@@ -922,7 +930,10 @@ TEST_CASE("layer_norm / rms_norm / fused_add_rms_norm: many 16-bit rows held 40-
     // same rows.
     const norm_op rows_op = wc.op == norm_op::fused_add_rms_norm && wc.wide ? wc.op : norm_op::layer_norm;
     const int64_t rows = rows_for_wide(wc.t, wc.cols, contiguous(), dev, traits_of(rows_op));
-    if (!dev.clusters && wc.cols > 16384) continue;  // wide clusters need them
+    if (!dev.clusters && wc.cols > 16384) {  // wide clusters need them
+      WARN("skipped without thread-block clusters: " << to_string(wc.op) << " " << shape_text(wc.t, rows, wc.cols));
+      continue;
+    }
     REQUIRE(rows > 0);
     norm_case c = case_of(wc.op, wc.t, rows, wc.cols, stream.get());
     c.layout = wc.layout;
@@ -943,7 +954,10 @@ TEST_CASE("layer_norm 16-bit: persistent cluster grids whose CTAs take one or se
   seeded_rng rng("layer_norm 16-bit weights first");
   INFO(rng.describe());
   const auto dev = device_limits_now();
-  if (!dev.clusters) return;  // wide clusters need them
+  if (!dev.clusters) {  // wide clusters need them; Catch2 2.x has no skip: say so
+    WARN("skipped: this device has no thread-block clusters, which these grids need");
+    return;
+  }
   test_stream stream;
   struct wf_case {
     dtype t;

@@ -172,7 +172,7 @@ void run_case(const softmax_case& c, seeded_rng& rng) {
   INFO(describe(res));
   CHECK(res.ok);
   const std::string gaps = out.untouched_report();
-  INFO("output bytes outside the rows: " << (gaps.empty() ? "untouched" : gaps));
+  INFO("output bytes outside the rows, and unwritten elements: " << (gaps.empty() ? "none" : gaps));
   CHECK(gaps.empty());
   if (!L.in_place) {
     (void)in.download();

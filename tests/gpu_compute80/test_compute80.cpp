@@ -70,7 +70,7 @@ void check_output(device_matrix& out, const std::vector<double>& ref, tolerance 
   INFO(describe(res));
   CHECK(res.ok);
   const std::string gaps = out.untouched_report();
-  INFO("output bytes outside the rows: " << (gaps.empty() ? "untouched" : gaps));
+  INFO("output bytes outside the rows, and unwritten elements: " << (gaps.empty() ? "none" : gaps));
   CHECK(gaps.empty());
 }
 

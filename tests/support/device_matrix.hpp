@@ -277,9 +277,18 @@ class device_matrix {
     return out;
   }
 
-  /// After download(): "" when every byte outside the rows' [0, cols) ranges equals the mirror,
-  /// else where the first difference is and how many bytes differ.
-  std::string untouched_report() const { return compare(false); }
+  /// After download(): "" when every byte outside the rows' [0, cols) ranges equals the mirror and
+  /// every element of the rows that was poisoned (an output's) has been written; else where the
+  /// first difference or unwritten element is and how many there are. An element still all 0xFF
+  /// was never written: the poison is a NaN with the sign bit set, and a kernel's NaN is the GPU's
+  /// canonical one (0x7FFFFFFF, 0x7FFF), so a NaN the call wrote is told apart from the poison
+  /// (a NaN where the reference is NaN would otherwise pass unwritten).
+  std::string untouched_report() const {
+    std::string gaps = compare(false);
+    std::string unwritten = unwritten_report();
+    if (gaps.empty()) return unwritten;
+    return unwritten.empty() ? gaps : gaps + "; " + unwritten;
+  }
 
   /// After download(): "" when EVERY byte (rows included) equals the mirror (nothing was written).
   std::string unchanged_report() const { return compare(true); }
@@ -312,6 +321,30 @@ class device_matrix {
       else
         std::snprintf(buf, sizeof buf, "row %lld, column %lld", static_cast<long long>(r), static_cast<long long>(c));
     }
+    return buf;
+  }
+
+  /// Elements of the rows whose mirror is the poison (never uploaded: an output) and whose
+  /// downloaded bytes are still the poison.
+  std::string unwritten_report() const {
+    if (last_.size() != mirror_.size()) return "device_matrix: download() was not called";
+    const auto poisoned = [&](const std::vector<unsigned char>& b, int64_t at) {
+      for (int64_t i = 0; i < eb_; ++i)
+        if (b[static_cast<size_t>(at + i)] != poison_byte) return false;
+      return true;
+    };
+    int64_t first_r = -1, first_c = -1, count = 0;
+    for (int64_t r = 0; r < rows_; ++r)
+      for (int64_t c = 0; c < cols_; ++c) {
+        const int64_t at = element_byte(r, c);
+        if (!poisoned(mirror_, at) || !poisoned(last_, at)) continue;
+        if (first_r < 0) first_r = r, first_c = c;
+        ++count;
+      }
+    if (count == 0) return "";
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%lld element(s) of the rows were never written (still the poison); the first is row %lld, column %lld",
+                  static_cast<long long>(count), static_cast<long long>(first_r), static_cast<long long>(first_c));
     return buf;
   }
 
@@ -543,11 +576,13 @@ inline std::vector<int64_t> regime_transitions(dtype t, int64_t rows, const call
     }
   };
   std::set<int64_t> found;
-  walk(plain_op, 1, 1, false, found);
+  // The op's own plan without staging: its weights and inputs move the boundaries (the norms'
+  // block sizes differ from softmax's; until session 36 this walked plain_op for every op).
+  walk(op_traits{false, op.inputs, op.weights}, 1, 1, false, found);
   if (op.staged) {
     // The staged strategy takes only rows of whole 16-byte packs, so past its threshold the plan
     // alternates with every column; its own transitions (into, out of and within it) are found
-    // along the multiples of a pack, the others are the plain plan's, found above.
+    // along the multiples of a pack, the others are the op's unstaged plan's, found above.
     const int64_t n = widest_pack(t);
     walk(op, n, n, true, found);
   }
