@@ -2,6 +2,11 @@
 // the grid by occupancy, set the attributes it needs, launch, check.
 #pragma once
 
+// Every op header (softmax.cuh, layer_norm.cuh, rms_norm.cuh, rowwise.cuh) comes through here.
+#if !defined(__CUDACC__)
+#error "rowwise's op headers hold CUDA kernels and need a CUDA compiler (nvcc, or clang in CUDA mode); host-compiler code may include rowwise/status.hpp, rowwise/views.hpp and rowwise/version.hpp"
+#endif
+
 #include <cuda_runtime.h>
 
 #include <mutex>
