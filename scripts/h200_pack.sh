@@ -5,7 +5,7 @@
 #   PACK_TARGETS=rowwise_gpu_tests scripts/h200_pack.sh   # only some
 #
 # Configures + builds preset `h200` (Release, sm_90: rowwise_gpu_tests and rowwise_bench; and
-# rowwise_gpu_compute80_tests, compute_80 PTX only), then fills gpu-pack/ (git-ignored) with the
+# rowwise_gpu_compute80_tests, a compute_80 PTX build and an sm_90 build of rowwise in one program), then fills gpu-pack/ (git-ignored) with the
 # binaries, the shared libraries they need that a bare machine may lack (libbenchmark, libcudart),
 # h200_run.sh, bench_table.py and a COMMIT file.
 # Then, on the H200, from the repo root (gpu-pack carried along):

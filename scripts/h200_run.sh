@@ -7,7 +7,8 @@
 #   OUT           where results go (default ./gpu-out)
 #   GPU_PACK      the pack (default: this script's folder if it holds the binaries, else ./gpu-pack)
 #   STEPS         steps to run (default "tests compute80 memcheck racecheck synccheck bench"; compute80:
-#                 rowwise_gpu_compute80_tests, rowwise built for compute_80 PTX only, JIT-compiled here)
+#                 rowwise_gpu_compute80_tests: rowwise built for compute_80 PTX, JIT-compiled here, beside
+#                 an sm_90 build in the same program)
 #   GPU_TESTS_ARGS  extra Catch2 args for the full test run (e.g. a test spec)
 #   TEST_JOBS     run the GPU test cases as that many processes at once (default 1): the device
 #                 machine has 16 cores and the host fp64 references dominate the suite's time
