@@ -42,6 +42,14 @@ dsp::device_limits h200_like() {
   return d;
 }
 
+/// An H200-like device whose GPCs hold clusters of at most `max_cluster` CTAs (a MIG slice, a
+/// smaller part): what run_rows plans with after a launch found no larger cluster resident.
+dsp::device_limits h200_capped(int max_cluster) {
+  dsp::device_limits d = h200_like();
+  d.max_cluster = max_cluster;
+  return d;
+}
+
 dsp::device_limits a100_like() {
   dsp::device_limits d;
   d.sm_count = 108;
@@ -67,6 +75,7 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
   if (pl.cluster != 1 && pl.cluster != 2 && pl.cluster != 4 && pl.cluster != 8 && pl.cluster != 16)
     return "cluster not in {1, 2, 4, 8, 16}";
   if (!dev.clusters && pl.cluster != 1) return "cluster > 1 on a device without clusters";
+  if (pl.cluster > dev.max_cluster) return "cluster larger than the device's max_cluster";
   if (pl.block < 32 || pl.block > 1024 || pl.block % 32 != 0) return "block not a multiple of 32 in [32, 1024]";
   if (pl.rows_per_step < 1) return "rows_per_step < 1";
   if (pl.max_useful_blocks < pl.cluster) return "max_useful_blocks < cluster";
@@ -135,10 +144,12 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
         return "dynamic_smem != stages * inputs * segment * 16";
       if (pl.dynamic_smem > cache_bytes) return "dynamic_smem > max_smem_optin - 2 KiB";
       // Ops with weights stage at most staged_segment_bytes per CTA (many rows past 16 such
-      // segments: up to their long_rows_stage_rules limit over 16 CTAs); those without stage the
-      // streaming rule's segments (>= 64 KiB, many rows only).
+      // segments, or past the device's largest cluster: up to their long_rows_stage_rules limit
+      // over that many CTAs); those without stage the streaming rule's segments (>= 64 KiB, many
+      // rows only).
       if (p.column_params && pl.segment_packs * 16 * p.row_inputs > dsp::staged_segment_bytes) {
-        if (pl.cluster != dsp::max_cluster || pl.segment_packs * 16 * p.row_inputs > dsp::long_rows_stage_bytes(p))
+        if (pl.cluster != dsp::cluster_limit(dev, dsp::max_cluster) ||
+            pl.segment_packs * 16 * p.row_inputs > dsp::long_rows_stage_bytes(p))
           return "segment over the staging budget";
         if (dsp::spread_cluster(p, dsp::row_packs_for(p.cols, n, p.head), dev) > 1) return "larger stages for few rows";
       }
@@ -225,7 +236,9 @@ TEST_CASE("plan_rows: every cols 1..300000 gets a valid plan whose capacity cove
   };
   const device_case devices[] = {{"H200-like (132 SMs, 227 KiB smem, clusters)", h200_like()},
                                  {"A100-like (108 SMs, 163 KiB smem, no clusters)", a100_like()},
-                                 {"H200-like running sm_80 code (JIT of its PTX)", dsp::limits_for_code(h200_like(), 80)}};
+                                 {"H200-like running sm_80 code (JIT of its PTX)", dsp::limits_for_code(h200_like(), 80)},
+                                 {"H200-like whose clusters hold at most 8 CTAs", h200_capped(8)},
+                                 {"H200-like whose clusters hold at most 2 CTAs", h200_capped(2)}};
   for (const device_case& d : devices)
     for (int elem_bytes : {4, 2}) {
       const int widest = 16 / elem_bytes;
@@ -249,7 +262,8 @@ TEST_CASE("plan_rows: every cols 1..300000 gets a valid plan whose capacity cove
 
 TEST_CASE("plan_rows: ops with per-column weights get valid plans (column stages included) for every cols 1..300000",
           "[host][plan]") {
-  for (const dsp::device_limits& dev : {h200_like(), a100_like(), dsp::limits_for_code(h200_like(), 80)})
+  for (const dsp::device_limits& dev :
+       {h200_like(), a100_like(), dsp::limits_for_code(h200_like(), 80), h200_capped(8), h200_capped(4)})
     for (int elem_bytes : {4, 2})
       for (weights_desc w : {weights_desc{2, elem_bytes}, weights_desc{2, 4}, weights_desc{1, elem_bytes}})
         for (int n : {16 / elem_bytes, 1})
@@ -1189,4 +1203,31 @@ TEST_CASE("limits_for_code: kernels compiled for an older target than the device
   CHECK_FALSE(dsp::code_runs_sm90(a100_like(), 0));
   CHECK_FALSE(dsp::code_runs_sm90(a100_like(), 80));
   CHECK_FALSE(dsp::code_runs_sm90(jit, 90));  // limits already lowered to sm_80 code stay lowered
+}
+
+TEST_CASE("cluster caps: a device's max_cluster bounds every plan, and a learned cap only ever falls", "[host][plan]") {
+  CHECK(dsp::cluster_limit(h200_like(), 16) == 16);
+  CHECK(dsp::cluster_limit(h200_capped(8), 16) == 8);
+  CHECK(dsp::cluster_limit(h200_capped(8), 4) == 4);
+  CHECK(dsp::cluster_limit(a100_like(), 16) == 1);
+  CHECK(dsp::limits_for_code(h200_like(), 80).max_cluster == 1);
+  // Shapes the H200's plan splits over 16 CTAs: capped devices get at most their cap.
+  for (int cap : {8, 4, 2, 1}) {
+    const dsp::plan one_row = plan_for(h200_capped(cap), 1, 1 << 20, 4, 4, 0, true, false, {}, 1);
+    INFO("cap " << cap << ": " << one_row.cluster);
+    CHECK(one_row.valid);
+    CHECK(one_row.cluster <= cap);
+  }
+  CHECK(plan_for(h200_like(), 1, 1 << 20, 4, 4, 0, true, false, {}, 1).cluster == 16);
+  // The learned cap (run_rows: cluster_cap / lower_cluster_cap), on an ordinal no other test uses.
+  const int device = 47;
+  CHECK(dsp::cluster_cap(device) == 16);
+  dsp::lower_cluster_cap(device, 8);
+  CHECK(dsp::cluster_cap(device) == 8);
+  dsp::lower_cluster_cap(device, 16);  // never raised
+  CHECK(dsp::cluster_cap(device) == 8);
+  dsp::lower_cluster_cap(device, 2);
+  CHECK(dsp::cluster_cap(device) == 2);
+  dsp::lower_cluster_cap(1000, 4);  // past the table: not remembered
+  CHECK(dsp::cluster_cap(1000) == 16);
 }

@@ -20,7 +20,16 @@ struct device_limits {
   int smem_per_sm = 0;      // bytes of shared memory per SM (all resident blocks together)
   int regs_per_sm = 0;      // 32-bit registers per SM
   bool clusters = false;    // thread-block clusters (sm_90+ device and code)
+  int max_cluster = 16;     // the largest cluster the plan may use: sm_90's non-portable 16, less
+                            // where a launch found that no cluster of a size fits (MIG slices,
+                            // parts with smaller GPCs: cluster_cap), 1 without clusters
 };
+
+/// The largest cluster for a plan rule allowing up to `limit` CTAs on `dev`.
+constexpr int cluster_limit(const device_limits& dev, int limit) {
+  if (!dev.clusters) return 1;
+  return dev.max_cluster < limit ? dev.max_cluster : limit;
+}
 
 /// `query(device, value)` run once per device ordinal and its value remembered (thread-safe; Tag
 /// keeps each kind of value in a cache of its own). A failed query is not remembered: the next
@@ -65,6 +74,7 @@ inline cudaError_t current_device_limits(device_limits& out) {
     int cluster_launch = 0;
     if ((err = cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, d_id))) return err;
     d.clusters = cluster_launch != 0 && d.cc_major >= 9;
+    d.max_cluster = d.clusters ? 16 : 1;
     d.device = d_id;
     return cudaSuccess;
   });
@@ -82,7 +92,30 @@ constexpr device_limits limits_for_code(device_limits d, int code_arch) {
     d.cc_minor = code_arch % 10;
   }
   d.clusters = d.clusters && d.cc_major >= 9;
+  if (!d.clusters) d.max_cluster = 1;
   return d;
+}
+
+/// The largest cluster known to fit on a device, learned from launches (launch.cuh: run_rows);
+/// 16 until a launch finds that no cluster of a planned size can be resident. Per device ordinal,
+/// thread-safe; ordinals past the table are not remembered (16: found again at each call).
+inline std::atomic<int>* cluster_cap_slot(int device) {
+  constexpr int cached_devices = 64;
+  static std::atomic<int> caps[cached_devices];  // static storage: 0 = nothing learned
+  return device >= 0 && device < cached_devices ? &caps[device] : nullptr;
+}
+inline int cluster_cap(int device) {
+  const std::atomic<int>* slot = cluster_cap_slot(device);
+  const int c = slot != nullptr ? slot->load(std::memory_order_relaxed) : 0;
+  return c > 0 ? c : 16;
+}
+/// Lower the device's cap to `c` (never raises it).
+inline void lower_cluster_cap(int device, int c) {
+  std::atomic<int>* slot = cluster_cap_slot(device);
+  if (slot == nullptr) return;
+  int old = slot->load(std::memory_order_relaxed);
+  while ((old == 0 || old > c) && !slot->compare_exchange_weak(old, c, std::memory_order_relaxed)) {
+  }
 }
 
 /// Whether kernels compiled for `code_arch` (0: unknown, taken as the device's) have sm_90's

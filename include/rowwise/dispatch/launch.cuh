@@ -144,7 +144,10 @@ cudaError_t prepare_launch(Kernel kernel, const launch_setup_key& key, const dev
     int clusters = 0;
     e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
     if (e != cudaSuccess) return e;
-    out.resident_ctas = static_cast<int64_t>(clusters > 0 ? clusters : 1) * key.cluster;
+    // No cluster of this size can be resident (a MIG slice or a part whose GPCs hold fewer SMs):
+    // the launch would fail. run_rows lowers the device's cluster cap and plans again.
+    if (clusters == 0) return cudaErrorInvalidClusterSize;
+    out.resident_ctas = static_cast<int64_t>(clusters) * key.cluster;
   } else {
     int per_sm = 0;
     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, key.block,
@@ -257,10 +260,18 @@ status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* la
   p.column_param_bytes = kernels::op_column_params<Op>::count > 0
                              ? static_cast<int>(sizeof(typename kernels::op_column_params<Op>::type))
                              : 0;
-  const plan pl = plan_rows(p, dev);
-  if (!pl.valid) return status::not_supported(Msg::plan);
-  if (pl.pack_elems == widest) return launch_plan<Msg, Op, T, widest>(pl, io, op, dev, stream);
-  return launch_plan<Msg, Op, T, 1>(pl, io, op, dev, stream);
+  // A plan whose cluster no GPC of this device can hold (prepare_launch: none resident) is made
+  // again under half that cluster, and the device remembers the cap (cluster_cap): the H200's
+  // clusters of 16 always fit, so there the first plan is the one launched.
+  for (;;) {
+    dev.max_cluster = cluster_limit(dev, cluster_cap(dev.device));
+    const plan pl = plan_rows(p, dev);
+    if (!pl.valid) return status::not_supported(Msg::plan);
+    const status s = pl.pack_elems == widest ? launch_plan<Msg, Op, T, widest>(pl, io, op, dev, stream)
+                                             : launch_plan<Msg, Op, T, 1>(pl, io, op, dev, stream);
+    if (s.code() != errc::cuda_error || s.cuda_error() != cudaErrorInvalidClusterSize || pl.cluster < 2) return s;
+    lower_cluster_cap(dev.device, pl.cluster / 2);
+  }
 }
 
 }  // namespace dispatch

@@ -131,7 +131,7 @@ constexpr int64_t min_spread_segment(const problem& p, int64_t packs, int c, con
 constexpr int spread_cluster(const problem& p, int64_t packs, const device_limits& dev) {
   if (!dev.clusters || p.rows >= dev.sm_count) return 1;
   int c = pow2_floor(dev.sm_count / (p.rows > 0 ? p.rows : 1));
-  if (c > max_cluster) c = max_cluster;
+  if (c > cluster_limit(dev, max_cluster)) c = cluster_limit(dev, max_cluster);
   while (c > 1 && packs / c < min_spread_segment(p, packs, c, dev)) c /= 2;
   return c;
 }
@@ -253,7 +253,7 @@ constexpr plan make_staged_plan(const problem& p, int cluster, int64_t segment) 
 /// none does.
 constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t packs, int from,
                              int64_t budget = staged_segment_bytes) {
-  for (int c = from; c <= max_cluster; c *= 2) {
+  for (int c = from; c <= cluster_limit(dev, max_cluster); c *= 2) {
     if (c > 1 && !dev.clusters) return 0;
     if (ceil_div(packs, c) * 16 * p.row_inputs <= budget) return c;
   }
@@ -299,10 +299,10 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
       // Only rows one CTA would hold: longer ones follow the staged strategy's own rules.
       if (one_cta_block == 0 || !staged_layout(p, dev)) continue;
       const int c = staged_cluster(p, dev, packs, 2);
-      if (c >= 2 && c <= rule.max_cluster) return make_staged_plan(p, c, ceil_div(packs, c));
+      if (c >= 2 && c <= cluster_limit(dev, rule.max_cluster)) return make_staged_plan(p, c, ceil_div(packs, c));
       continue;
     }
-    for (int c = 2; c <= rule.max_cluster; c *= 2) {
+    for (int c = 2; c <= cluster_limit(dev, rule.max_cluster); c *= 2) {
       const int64_t segment = ceil_div(packs, c);
       const int cfg = first_registers_config(segment, p.pack_elems, 64);
       if (cfg < 0 || registers_configs[cfg].block > rule.max_block) continue;
@@ -320,8 +320,9 @@ constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, i
 /// where they fit the device's shared memory; an invalid plan otherwise.
 constexpr plan long_rows_staged_plan(const problem& p, const device_limits& dev, int64_t packs) {
   const int64_t budget = long_rows_stage_bytes(p);
-  if (budget == 0 || staged_cluster(p, dev, packs, max_cluster, budget) != max_cluster) return plan{};
-  const plan pl = make_staged_plan(p, max_cluster, ceil_div(packs, max_cluster));
+  const int c = cluster_limit(dev, max_cluster);
+  if (budget == 0 || c < 2 || staged_cluster(p, dev, packs, c, budget) != c) return plan{};
+  const plan pl = make_staged_plan(p, c, ceil_div(packs, c));
   return pl.dynamic_smem + static_smem_reserve <= dev.max_smem_optin ? pl : plan{};
 }
 
@@ -360,7 +361,7 @@ constexpr plan wide_rows_plan(const problem& p, const device_limits& dev, int64_
         p.column_param_count < rule.min_weights)
       continue;
     for (int c = 1; c <= rule.max_cluster; c *= 2) {
-      if (c > 1 && !dev.clusters) break;
+      if (c > 1 && c > cluster_limit(dev, rule.max_cluster)) break;
       if (packs % c != 0) continue;
       const int cfg = exact_wide_config(packs / c, p.pack_elems, c > 1 ? wide_cluster_min_threads : 1, c > 1);
       if (cfg < 0) continue;
@@ -400,7 +401,7 @@ constexpr int streaming_cluster(const problem& p, const device_limits& dev, int6
   if (!dev.clusters || p.pack_elems * p.elem_bytes != 16) return 1;
   const int64_t min_segment = streaming_min_segment_bytes / 16;  // packs
   int c = 1;
-  while (c * 2 <= streaming_max_cluster && packs / (c * 2) >= min_segment) c *= 2;
+  while (c * 2 <= cluster_limit(dev, streaming_max_cluster) && packs / (c * 2) >= min_segment) c *= 2;
   return c;
 }
 
@@ -436,7 +437,8 @@ constexpr plan registers_over_cluster(const problem& p, const device_limits& dev
 constexpr plan few_rows_doubled_plan(const problem& p, const device_limits& dev, int64_t packs, int spread) {
   const int c = spread * 2;
   // Measured for rows of 16-byte packs without a residual only.
-  if (!few_rows_doubling.enabled || c > max_cluster || p.pack_elems * p.elem_bytes != 16 || p.row_inputs != 1)
+  if (!few_rows_doubling.enabled || c > cluster_limit(dev, max_cluster) || p.pack_elems * p.elem_bytes != 16 ||
+      p.row_inputs != 1)
     return plan{};
   if (spread < few_rows_doubling.min_cluster && p.rows * c > dev.sm_count) return plan{};
   return registers_over_cluster(p, dev, packs, c);
@@ -528,11 +530,12 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     return make_chunked_plan(p, false, c, ceil_div(packs, c));
   }
   const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - static_smem_reserve;
-  for (int c = spread; c <= max_cluster; c *= 2) {
+  const int limit = cluster_limit(dev, max_cluster);
+  for (int c = spread; c <= limit; c *= 2) {
     const int64_t segment = ceil_div(packs, c);
     if (segment * pack_bytes <= cache_bytes) return make_chunked_plan(p, true, c, segment);
   }
-  return make_chunked_plan(p, false, max_cluster, ceil_div(packs, max_cluster));
+  return make_chunked_plan(p, false, limit, ceil_div(packs, limit));
 }
 
 }  // namespace dispatch
