@@ -17,6 +17,7 @@
 // (elements before the first N-aligned one) taken as N - 1 when rows differ (head = -1).
 #include <catch2/catch.hpp>
 
+#include <rowwise/dispatch/cluster_fallback.hpp>
 #include <rowwise/dispatch/device_limits.hpp>
 #include <rowwise/dispatch/plan.hpp>
 #include <rowwise/dispatch/policy.hpp>
@@ -223,6 +224,11 @@ dsp::plan plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, in
 }
 
 /// fused_add_rms_norm's plan (two inputs per row, weights, long rows staged).
+dsp::plan plan_for_problem(const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes, int n, int head,
+                           bool staged_op) {
+  return plan_for(dev, rows, cols, elem_bytes, n, head, staged_op);
+}
+
 dsp::plan fused_plan_for(const dsp::device_limits& dev, int64_t rows, int64_t cols, int elem_bytes) {
   return plan_for(dev, rows, cols, elem_bytes, 16 / elem_bytes, 0, true, true, {}, 2);
 }
@@ -1230,4 +1236,52 @@ TEST_CASE("cluster caps: a device's max_cluster bounds every plan, and a learned
   CHECK(dsp::cluster_cap(device) == 2);
   dsp::lower_cluster_cap(1000, 4);  // past the table: not remembered
   CHECK(dsp::cluster_cap(1000) == 16);
+}
+
+TEST_CASE("launch_with_cluster_fallback: a cluster the device cannot hold is planned again under half of it, "
+          "remembered; ordinals past the table still end",
+          "[host][plan]") {
+  // A stand-in device whose GPCs hold clusters of at most 4 CTAs: the 'launch' refuses larger ones
+  // as prepare_launch does (cudaErrorInvalidClusterSize), and records what it was given.
+  for (int device : {46, 1000}) {  // 46: remembered; 1000: past cluster_cap's table
+    INFO("device ordinal " << device);
+    dsp::device_limits dev = h200_like();
+    dev.device = device;
+    std::vector<int> launched;
+    const auto plan_for = [](const dsp::device_limits& d) {
+      return plan_for_problem(d, 1, 1 << 20, 4, 4, 0, true);  // the H200 splits it over 16 CTAs
+    };
+    const auto launch = [&](const dsp::plan& pl) {
+      launched.push_back(pl.cluster);
+      return pl.cluster > 4 ? rowwise::status::from_cuda(cudaErrorInvalidClusterSize, "test: launch")
+                            : rowwise::status{};
+    };
+    const rowwise::status s = dsp::launch_with_cluster_fallback(dev, plan_for, launch, "test: plan");
+    CHECK(s.ok());
+    REQUIRE(!launched.empty());
+    CHECK(launched.front() == 16);
+    CHECK(launched.back() <= 4);
+    for (size_t i = 1; i < launched.size(); ++i) CHECK(launched[i] < launched[i - 1]);
+    if (device == 46) {
+      CHECK(dsp::cluster_cap(device) == launched[launched.size() - 2] / 2);
+      // The next call starts under the learned cap: one launch.
+      launched.clear();
+      CHECK(dsp::launch_with_cluster_fallback(dev, plan_for, launch, "test: plan").ok());
+      CHECK(launched.size() == 1);
+    }
+  }
+  // Other errors are returned as they are, without planning again.
+  dsp::device_limits dev = h200_like();
+  dev.device = 45;
+  int launches = 0;
+  const rowwise::status e = dsp::launch_with_cluster_fallback(
+      dev, [](const dsp::device_limits& d) { return plan_for_problem(d, 1, 1 << 20, 4, 4, 0, true); },
+      [&](const dsp::plan&) {
+        ++launches;
+        return rowwise::status::from_cuda(cudaErrorLaunchOutOfResources, "test: launch");
+      },
+      "test: plan");
+  CHECK(e.cuda_error() == cudaErrorLaunchOutOfResources);
+  CHECK(launches == 1);
+  CHECK(dsp::cluster_cap(45) == 16);
 }

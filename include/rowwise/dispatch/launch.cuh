@@ -15,6 +15,7 @@
 
 #include "rowwise/abi.hpp"
 #include "rowwise/dispatch/alignment.hpp"
+#include "rowwise/dispatch/cluster_fallback.hpp"
 #include "rowwise/dispatch/code_arch.cuh"
 #include "rowwise/dispatch/device_limits.hpp"
 #include "rowwise/dispatch/launch_setup.hpp"
@@ -260,18 +261,15 @@ status run_rows(const Op& op, const kernels::row_io<T>& io, const row_layout* la
   p.column_param_bytes = kernels::op_column_params<Op>::count > 0
                              ? static_cast<int>(sizeof(typename kernels::op_column_params<Op>::type))
                              : 0;
-  // A plan whose cluster no GPC of this device can hold (prepare_launch: none resident) is made
-  // again under half that cluster, and the device remembers the cap (cluster_cap): the H200's
-  // clusters of 16 always fit, so there the first plan is the one launched.
-  for (;;) {
-    dev.max_cluster = cluster_limit(dev, cluster_cap(dev.device));
-    const plan pl = plan_rows(p, dev);
-    if (!pl.valid) return status::not_supported(Msg::plan);
-    const status s = pl.pack_elems == widest ? launch_plan<Msg, Op, T, widest>(pl, io, op, dev, stream)
-                                             : launch_plan<Msg, Op, T, 1>(pl, io, op, dev, stream);
-    if (s.code() != errc::cuda_error || s.cuda_error() != cudaErrorInvalidClusterSize || pl.cluster < 2) return s;
-    lower_cluster_cap(dev.device, pl.cluster / 2);
-  }
+  // Planned again under a smaller cluster if the device cannot hold the planned one
+  // (cluster_fallback.hpp); on the H200 clusters of 16 fit, and the first plan is launched.
+  return launch_with_cluster_fallback(
+      dev, [&](const device_limits& d) { return plan_rows(p, d); },
+      [&](const plan& pl) {
+        return pl.pack_elems == widest ? launch_plan<Msg, Op, T, widest>(pl, io, op, dev, stream)
+                                       : launch_plan<Msg, Op, T, 1>(pl, io, op, dev, stream);
+      },
+      Msg::plan);
 }
 
 }  // namespace dispatch
