@@ -6,6 +6,7 @@
 // dtype.cuh first: it brings the CUDA headers that define __host__/__device__ for g++
 // (welford.cuh on its own does not include them).
 #include <rowwise/numeric/dtype.cuh>
+#include <rowwise/reduce/log2e_multiple.cuh>
 #include <rowwise/reduce/max_sum.cuh>
 #include <rowwise/reduce/online_softmax.cuh>
 #include <rowwise/reduce/shifted_welford.cuh>
@@ -854,4 +855,51 @@ TEST_CASE("shifted welford: a constant row has variance exactly 0 and its mean e
       CHECK(w.m2 == 0.0f);
     }
   }
+}
+
+TEST_CASE("times_log2e: hi + lo = m * log2e exactly with |lo| <= 64, or the exact-only form where every other "
+          "fp32 value is >= 128 below m (finite mask fills: -1e10, the dtypes' lowest)",
+          "[host][operators]") {
+  using rowwise::kernels::log2e;
+  using rowwise::kernels::times_log2e;
+  seeded_rng rng("times_log2e");
+  INFO(rng.describe());
+  std::vector<float> ms = {0.0f, 1.0f, -1.0f, 120.0f, -65504.0f, 65504.0f, 1e4f, -1e4f, 1.4e9f, 1.5e9f, -1.5e9f,
+                           1073741824.0f, -2147483648.0f, -1e10f, 2e9f, -3.3895313892515355e38f,
+                           -std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
+                           std::numeric_limits<float>::min(), std::numeric_limits<float>::denorm_min()};
+  for (int i = 0; i < 200000; ++i) {  // every binade, random mantissas, both signs
+    const double mag = std::ldexp(1.0 + rng.uniform01(), static_cast<int>(rng.index(254)) - 126);
+    ms.push_back(static_cast<float>(rng.sign() * std::min(mag, 3.4e38)));
+  }
+  int exact = 0;
+  for (const float m : ms) {
+    const rowwise::kernels::log2e_multiple s = times_log2e(m);
+    INFO("m = " << m << ": hi " << s.hi << ", lo " << s.lo << ", slope " << s.slope);
+    if (std::fabs(m) < 1073741824.0f) CHECK(s.slope == log2e);  // below 2^30 the split always holds
+    if (s.slope == log2e) {
+      CHECK(std::fabs(s.lo) <= 64.0f);
+      // Exact (the 48-bit product's remainder fits a float) unless that remainder is subnormal,
+      // for |m| below ~2^-100, where lo cannot matter.
+      if (std::fabs(m) >= std::ldexp(1.0f, -100))
+        CHECK(static_cast<double>(s.hi) + static_cast<double>(s.lo) ==
+              static_cast<double>(m) * static_cast<double>(log2e));
+    } else {
+      ++exact;
+      REQUIRE(s.slope == 1.0f);
+      CHECK(s.hi == m);
+      CHECK(s.lo == 0.0f);
+      CHECK(std::fabs(m) >= 1073741824.0f);  // 2^30
+      // exp(x - m) for every other fp32 x <= m underflows in fp32 (e^-128 < 2^-149).
+      CHECK(static_cast<double>(m) - static_cast<double>(std::nextafter(m, -std::numeric_limits<float>::infinity())) >=
+            128.0);
+    }
+  }
+  CHECK(exact > 0);
+  // NaN lo (m = +inf) and NaN m keep the ordinary path: their rows must come out NaN.
+  CHECK(times_log2e(std::numeric_limits<float>::infinity()).slope == log2e);
+  CHECK(times_log2e(std::numeric_limits<float>::quiet_NaN()).slope == log2e);
+  // The finite mask fills take the exact-only path.
+  for (const float fill : {-1e10f, -std::numeric_limits<float>::max(), -3.3895313892515355e38f})
+    CHECK(times_log2e(fill).slope == 1.0f);
 }
