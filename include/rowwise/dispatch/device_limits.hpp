@@ -11,6 +11,11 @@
 ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
 
+/// sm_90's largest (non-portable) thread-block cluster, in CTAs.
+inline constexpr int sm90_max_cluster = 16;
+/// Device ordinals the per-device memos below keep (past them, asked at every call).
+inline constexpr int per_device_slots = 64;
+
 struct device_limits {
   int device = -1;          // the CUDA device ordinal these limits are of (-1: not a real device)
   int sm_count = 0;
@@ -20,7 +25,7 @@ struct device_limits {
   int smem_per_sm = 0;      // bytes of shared memory per SM (all resident blocks together)
   int regs_per_sm = 0;      // 32-bit registers per SM
   bool clusters = false;    // thread-block clusters (sm_90+ device and code)
-  int max_cluster = 16;     // the largest cluster the plan may use: sm_90's non-portable 16, less
+  int max_cluster = sm90_max_cluster;  // the largest cluster the plan may use: sm_90's 16, less
                             // where a launch found that no cluster of a size fits (MIG slices,
                             // parts with smaller GPCs: cluster_cap), 1 without clusters
 };
@@ -37,11 +42,10 @@ constexpr int cluster_limit(const device_limits& dev, int limit) {
 /// does not fail every later call on that device. Ordinals past the cache are queried each time.
 template <class Tag, class Value, class Query>
 cudaError_t once_per_device(int device, Value& out, Query query) {
-  constexpr int cached_devices = 64;
-  static Value cache[cached_devices];
-  static std::atomic<bool> ready[cached_devices];  // static storage: all false at start
+  static Value cache[per_device_slots];
+  static std::atomic<bool> ready[per_device_slots];  // static storage: all false at start
   static std::mutex lock;
-  if (device < 0 || device >= cached_devices) return query(device, out);
+  if (device < 0 || device >= per_device_slots) return query(device, out);
   if (!ready[device].load(std::memory_order_acquire)) {
     const std::lock_guard<std::mutex> hold(lock);
     if (!ready[device].load(std::memory_order_relaxed)) {
@@ -74,7 +78,7 @@ inline cudaError_t current_device_limits(device_limits& out) {
     int cluster_launch = 0;
     if ((err = cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, d_id))) return err;
     d.clusters = cluster_launch != 0 && d.cc_major >= 9;
-    d.max_cluster = d.clusters ? 16 : 1;
+    d.max_cluster = d.clusters ? sm90_max_cluster : 1;
     d.device = d_id;
     return cudaSuccess;
   });
@@ -100,14 +104,13 @@ constexpr device_limits limits_for_code(device_limits d, int code_arch) {
 /// 16 until a launch finds that no cluster of a planned size can be resident. Per device ordinal,
 /// thread-safe; ordinals past the table are not remembered (16: found again at each call).
 inline std::atomic<int>* cluster_cap_slot(int device) {
-  constexpr int cached_devices = 64;
-  static std::atomic<int> caps[cached_devices];  // static storage: 0 = nothing learned
-  return device >= 0 && device < cached_devices ? &caps[device] : nullptr;
+  static std::atomic<int> caps[per_device_slots];  // static storage: 0 = nothing learned
+  return device >= 0 && device < per_device_slots ? &caps[device] : nullptr;
 }
 inline int cluster_cap(int device) {
   const std::atomic<int>* slot = cluster_cap_slot(device);
   const int c = slot != nullptr ? slot->load(std::memory_order_relaxed) : 0;
-  return c > 0 ? c : 16;
+  return c > 0 ? c : sm90_max_cluster;
 }
 /// Lower the device's cap to `c` (never raises it).
 inline void lower_cluster_cap(int device, int c) {
