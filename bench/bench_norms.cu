@@ -2,7 +2,8 @@
 //
 // Large shapes: hidden from 768 to 65536, rows = ceil(128 MiB / (hidden * sizeof(T))), so that
 // the matrix read + written once is >= 256 MiB (fused_add_rms_norm moves twice that), L2 flushed
-// before each timed launch. Small shapes (fp32, bf16): per-call time in a CUDA graph of 100 calls.
+// before each timed launch, aligned and with the row matrices one element past a 16-byte boundary
+// (harness.cuh: kLargeOffsets, names ending in /offset1; weights aligned). Small shapes (fp32, bf16): per-call time in a CUDA graph of 100 calls.
 // Bytes (minimum traffic):
 //   layer_norm          in + out + gamma + beta          = 2*rows*cols*sizeof(T) + 2*cols*sizeof(T)
 //   rms_norm            in + out + weight                = 2*rows*cols*sizeof(T) + cols*sizeof(T)
@@ -47,10 +48,12 @@ struct buffers {
 };
 
 template <class T>
-bool prepare(benchmark::State& state, op o, int64_t rows, int64_t cols, buffers<T>* b) {
+bool prepare(benchmark::State& state, op o, int64_t rows, int64_t cols, buffers<T>* b, int64_t offset = 0) {
   const int64_t n = rows * cols;
-  if (!(b->in = pool_get<T>(state, slot::in, n))) return false;
-  if (!(b->out = pool_get<T>(state, slot::out, n))) return false;
+  if (!(b->in = pool_get<T>(state, slot::in, n + offset))) return false;
+  if (!(b->out = pool_get<T>(state, slot::out, n + offset))) return false;
+  b->in += offset;  // the row matrices `offset` elements past the pool's 256-byte aligned buffers
+  b->out += offset;
   if (!(b->weight = pool_get<T>(state, slot::weight, cols))) return false;
   if (o == op::layer_norm && !(b->bias = pool_get<T>(state, slot::bias, cols))) return false;
 
@@ -86,9 +89,9 @@ auto make_launch(op o, const buffers<T>& b, int64_t rows, int64_t cols) {
 }
 
 template <class T>
-void bm_large(benchmark::State& state, op o, int64_t rows, int64_t cols) {
+void bm_large(benchmark::State& state, op o, int64_t rows, int64_t cols, int64_t offset) {
   buffers<T> b;
-  if (!prepare(state, o, rows, cols, &b)) return;
+  if (!prepare(state, o, rows, cols, &b, offset)) return;
   time_kernel(state, make_launch(o, b, rows, cols), traffic<T>(o, rows, cols), /*flush_l2=*/true);
 }
 
@@ -110,14 +113,16 @@ constexpr op kOps[] = {op::layer_norm, op::rms_norm, op::fused_add_rms_norm};
 
 template <class T>
 void register_large() {
-  for (op o : kOps) {
-    for (int64_t cols : kHidden) {
-      // Same shape for all three ops: the matrix itself is >= 128 MiB, so each launch moves
-      // >= 256 MiB (fused_add_rms_norm >= 512 MiB).
-      const int64_t rows = large_rows(cols, sizeof(T));
-      add(bench_name(op_name(o), dtype_name<T>(), rows, cols),
-          [o, rows, cols](benchmark::State& st) { bm_large<T>(st, o, rows, cols); })
-          ->Iterations(kLargeIterations);
+  for (int64_t offset : kLargeOffsets) {
+    for (op o : kOps) {
+      for (int64_t cols : kHidden) {
+        // Same shape for all three ops: the matrix itself is >= 128 MiB, so each launch moves
+        // >= 256 MiB (fused_add_rms_norm >= 512 MiB).
+        const int64_t rows = large_rows(cols, sizeof(T));
+        add(bench_name(op_name(o), dtype_name<T>(), rows, cols, offset_variant(offset)),
+            [o, rows, cols, offset](benchmark::State& st) { bm_large<T>(st, o, rows, cols, offset); })
+            ->Iterations(kLargeIterations);
+      }
     }
   }
 }
@@ -127,7 +132,7 @@ void register_graph() {
   for (op o : kOps) {
     for (const small_shape& sh : kSmallShapes) {
       const int64_t rows = sh.rows, cols = sh.cols;
-      add(bench_name(op_name(o), dtype_name<T>(), rows, cols, /*graph=*/true),
+      add(bench_name(op_name(o), dtype_name<T>(), rows, cols, "graph"),
           [o, rows, cols](benchmark::State& st) { bm_graph<T>(st, o, rows, cols); })
           ->Iterations(kGraphIterations);
     }

@@ -3,6 +3,8 @@
 // Large shapes: cols from 32 to 262144, rows chosen so one launch moves >= 256 MiB
 // (read + write = 2 * rows * cols * sizeof(T)), L2 flushed before each timed launch.
 // Small shapes (fp32, bf16): per-call time inside a CUDA graph of 100 calls.
+// Large shapes run twice: aligned, and with both matrices one element past a 16-byte boundary
+// (harness.cuh: kLargeOffsets, names ending in /offset1).
 // Bytes = rows * cols * sizeof(T) read + the same written.
 #include "harness.cuh"
 
@@ -16,13 +18,16 @@ enum class op { softmax, log_softmax };
 
 const char* op_name(op o) { return o == op::softmax ? "softmax" : "log_softmax"; }
 
+/// The benchmark's matrices, `offset` elements past the pool's (256-byte aligned) buffers.
 template <class T>
-bool prepare(benchmark::State& state, int64_t rows, int64_t cols, T** in, T** out) {
+bool prepare(benchmark::State& state, int64_t rows, int64_t cols, T** in, T** out, int64_t offset = 0) {
   const int64_t n = rows * cols;
-  *in = pool_get<T>(state, slot::in, n);
+  *in = pool_get<T>(state, slot::in, n + offset);
   if (!*in) return false;
-  *out = pool_get<T>(state, slot::out, n);
+  *out = pool_get<T>(state, slot::out, n + offset);
   if (!*out) return false;
+  *in += offset;
+  *out += offset;
   // Logits ~ N(0, 3): a realistic spread (a max well above the rest, most terms small).
   const cudaError_t e = fill_normal(*in, n, 0x50F7ull + static_cast<uint64_t>(cols), 0.f, 3.f);
   if (e != cudaSuccess) {
@@ -42,9 +47,9 @@ auto make_launch(op o, T* in, T* out, int64_t rows, int64_t cols) {
 }
 
 template <class T>
-void bm_large(benchmark::State& state, op o, int64_t rows, int64_t cols) {
+void bm_large(benchmark::State& state, op o, int64_t rows, int64_t cols, int64_t offset) {
   T *in = nullptr, *out = nullptr;
-  if (!prepare(state, rows, cols, &in, &out)) return;
+  if (!prepare(state, rows, cols, &in, &out, offset)) return;
   const int64_t bytes = 2 * rows * cols * static_cast<int64_t>(sizeof(T));
   time_kernel(state, make_launch(o, in, out, rows, cols), bytes, /*flush_l2=*/true);
 }
@@ -69,12 +74,14 @@ constexpr small_shape kSmallShapes[] = {{1, 4096},    {128, 4096},  {64, 32000},
 
 template <class T>
 void register_large() {
-  for (op o : {op::softmax, op::log_softmax}) {
-    for (int64_t cols : kLargeCols) {
-      const int64_t rows = large_rows(cols, sizeof(T));
-      add(bench_name(op_name(o), dtype_name<T>(), rows, cols),
-          [o, rows, cols](benchmark::State& st) { bm_large<T>(st, o, rows, cols); })
-          ->Iterations(kLargeIterations);
+  for (int64_t offset : kLargeOffsets) {
+    for (op o : {op::softmax, op::log_softmax}) {
+      for (int64_t cols : kLargeCols) {
+        const int64_t rows = large_rows(cols, sizeof(T));
+        add(bench_name(op_name(o), dtype_name<T>(), rows, cols, offset_variant(offset)),
+            [o, rows, cols, offset](benchmark::State& st) { bm_large<T>(st, o, rows, cols, offset); })
+            ->Iterations(kLargeIterations);
+      }
     }
   }
 }
@@ -84,7 +91,7 @@ void register_graph() {
   for (op o : {op::softmax, op::log_softmax}) {
     for (const small_shape& sh : kSmallShapes) {
       const int64_t rows = sh.rows, cols = sh.cols;
-      add(bench_name(op_name(o), dtype_name<T>(), rows, cols, /*graph=*/true),
+      add(bench_name(op_name(o), dtype_name<T>(), rows, cols, "graph"),
           [o, rows, cols](benchmark::State& st) { bm_graph<T>(st, o, rows, cols); })
           ->Iterations(kGraphIterations);
     }

@@ -19,7 +19,8 @@
 // Registration: each bench/*.cu file adds a registration function with RWB_REGISTER(order, fn);
 // main (defined in bench_copy.cu, calling bench_main) runs them in `order`, then
 // benchmark::Initialize / RunSpecifiedBenchmarks. Benchmarks are named
-// <op>/<dtype>/<rows>/<cols> (graph variants end in /graph).
+// <op>/<dtype>/<rows>/<cols>, graph variants ending in /graph and large shapes whose matrices
+// start one element past a 16-byte boundary in /offset1.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -647,15 +648,22 @@ inline int64_t large_rows(int64_t cols, size_t elem_bytes) {
   return (kLargeTraffic + per_row - 1) / per_row;
 }
 
+/// Large shapes run at two alignments: every matrix's base pointer 16-byte aligned (offset 0), and
+/// one element past that (offset 1, name suffix "offset1"): the issue's "a base pointer offset by
+/// one element must work and stay fast". With contiguous rows of a multiple of 16 bytes every row
+/// then starts and ends inside a 16-byte pack. Weights stay aligned (a separate allocation).
+constexpr int64_t kLargeOffsets[] = {0, 1};
+inline const char* offset_variant(int64_t offset) { return offset == 0 ? nullptr : "offset1"; }
+
 template <class T>
 const char* dtype_name() {
   return rowwise::dtype_traits<T>::name;
 }
 
 inline std::string bench_name(const char* op, const char* dtype, int64_t rows, int64_t cols,
-                              bool graph = false) {
+                              const char* variant = nullptr) {
   std::string n = std::string(op) + "/" + dtype + "/" + std::to_string(rows) + "/" + std::to_string(cols);
-  if (graph) n += "/graph";
+  if (variant != nullptr) n += std::string("/") + variant;
   return n;
 }
 

@@ -4,7 +4,8 @@
 Usage: perf_summary.py RESULTS.json
 
 Large shapes (names <op>/<dtype>/<rows>/<cols>): per op and dtype the median and minimum of
-pct_of_floor over the columns, and every column's figure. Graph shapes (names ending in /graph):
+pct_of_floor over the columns, and every column's figure; the same shapes with their matrices one
+element past a 16-byte boundary (names ending in /offset1) as a second table of the same form. Graph shapes (names ending in /graph):
 the time per call in microseconds (the harness reports the per-call time as real_time, in the
 unit the JSON names). Copy benchmarks (copy/bytes/N) are listed as the floor.
 """
@@ -22,6 +23,7 @@ def main():
     with open(sys.argv[1]) as f:
         data = json.load(f)
     large = OrderedDict()
+    large_offset = OrderedDict()
     small = OrderedDict()
     small_cols = []
     floor = []
@@ -40,14 +42,21 @@ def main():
                 small_cols.append(shape)
             small.setdefault((op, dtype), {})[shape] = us
         else:
-            large.setdefault((op, dtype), []).append((cols, b["pct_of_floor"]))
-    print("| op | dtype | median | min | per cols |")
-    print("|---|---|---|---|---|")
-    for (op, dtype), rows in large.items():
-        pcts = [p for _, p in rows]
-        per = ", ".join(f"{c}: {p:.0f}" for c, p in rows)
-        print(f"| {op} | {dtype} | {statistics.median(pcts):.0f} % | {min(pcts):.0f} % | {per} |")
-    print()
+            table = large_offset if "offset1" in parts else large
+            table.setdefault((op, dtype), []).append((cols, b["pct_of_floor"]))
+    for title, table in (("", large), ("Offset by one element:", large_offset)):
+        if not table:
+            continue
+        if title:
+            print(title)
+            print()
+        print("| op | dtype | median | min | per cols |")
+        print("|---|---|---|---|---|")
+        for (op, dtype), rows in table.items():
+            pcts = [p for _, p in rows]
+            per = ", ".join(f"{c}: {p:.0f}" for c, p in rows)
+            print(f"| {op} | {dtype} | {statistics.median(pcts):.0f} % | {min(pcts):.0f} % | {per} |")
+        print()
     small_cols.sort(key=lambda s: (int(s.split(" x ")[1]), int(s.split(" x ")[0])))
     print("| op | dtype | " + " | ".join(small_cols) + " |")
     print("|---|---|" + "---|" * len(small_cols))
