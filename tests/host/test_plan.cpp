@@ -14,7 +14,10 @@
 //              32), rows_per_step >= 1, max_useful_blocks >= cluster.
 // The plan does not depend on the op, so the loop also covers the norms' hidden sizes 1..131072.
 // The row's packs are computed here independently: (cols + head + N - 1) / N with the head
-// (elements before the first N-aligned one) taken as N - 1 when rows differ (head = -1).
+// (elements before the first N-aligned one) taken as N - 1 when rows differ (head = -1); for
+// registers plans one fewer where the row's partial last pack fits the free slots of its partial
+// head pack (the kernel wraps it there, kernels/thread_packs.cuh), the most over every head when
+// rows differ.
 #include <catch2/catch.hpp>
 
 #include <rowwise/dispatch/cluster_fallback.hpp>
@@ -22,6 +25,7 @@
 #include <rowwise/dispatch/plan.hpp>
 #include <rowwise/dispatch/policy.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -65,10 +69,23 @@ dsp::device_limits a100_like() {
 
 int64_t packs_of(int64_t cols, int n, int head) { return (cols + (head < 0 ? n - 1 : head) + n - 1) / n; }
 
+int64_t registers_packs_of(int64_t cols, int n, int head) {
+  if (head < 0) {
+    int64_t most = 0;
+    for (int h = 0; h < n; ++h) most = std::max(most, registers_packs_of(cols, n, h));
+    return most;
+  }
+  const int64_t spanned = packs_of(cols, n, head);
+  const int last = static_cast<int>(cols + head - (spanned - 1) * n);  // elements of the last pack
+  const bool wraps = spanned >= 2 && head > 0 && last < n && last <= head;
+  return wraps ? spanned - 1 : spanned;
+}
+
 /// Why `pl` cannot run problem `p` on `dev`, or "" when it can.
 std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::device_limits& dev) {
   const int n = p.pack_elems;
-  const int64_t packs = packs_of(p.cols, n, p.head);
+  const int64_t packs =
+      pl.kind == dsp::strategy::registers ? registers_packs_of(p.cols, n, p.head) : packs_of(p.cols, n, p.head);
   // The kernels' static shared memory (~1.5 KiB, ptxas -v) must fit beside the cache.
   const int64_t cache_bytes = static_cast<int64_t>(dev.max_smem_optin) - 2048;
   if (!pl.valid) return "plan not valid";
@@ -100,7 +117,7 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
         // 16-bit packs, or fp32 layer_norm's 16 packs of 4 (wide_rows_rules).
         const bool fp32_wide = p.elem_bytes == 4 && n == 4 && dsp::op_kind_of(p) == dsp::layer_norm_kind;
         if ((p.elem_bytes != 2 || n != 8) && !fp32_wide) return "wide config for other than 16-bit or fp32 layer_norm packs";
-        if (p.head != 0) return "wide config for misaligned rows";
+        if (packs * n != p.cols) return "wide config for rows of other than whole (or wrapped) packs";
         if (static_cast<int64_t>(pl.threads_per_row) * pl.packs_per_thread != pl.segment_packs ||
             pl.segment_packs * pl.cluster != packs)
           return "wide config that the row (its segments) does not fill exactly";
@@ -403,8 +420,11 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   CHECK(pl.threads_per_row == 256);
   CHECK(pl.packs_per_thread == 8);
   // Not staged: ops that did not choose it, misaligned rows, rows that L2 serves, no sm_90.
+  // (Misaligned rows of whole packs wrap their last pack onto the head pack and are held in
+  // registers as the aligned rows of the same width are where a rule says so.)
   CHECK(plan(h200, 65536 + 8, 2, 0, false, 1).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 65536, 2, 1, true, 1).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 65536, 2, 1, true, 1).kind == dsp::strategy::registers);
+  CHECK(plan(h200, 65536 + 8, 2, 1, false, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 65536 + 3, 2, 0, true, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 32768, 2, 0, true, 1).kind != dsp::strategy::staged);
   CHECK(plan(h200, 32768, 4, 0, true, 2).kind == dsp::strategy::staged);
@@ -573,10 +593,18 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
   }
   // bf16 layer_norm with both weights keeps its rules.
   CHECK(plan(h200, 1024, 65536, 2, 8, 0, false, true, both).block != dsp::two_weights_cluster_block);
-  // A misaligned head still splits (whole packs per segment); the segment covers the extra pack.
+  // A misaligned head still splits (whole packs per segment); its partial last pack wraps onto
+  // the head pack (thread_packs.cuh), so the row spans the aligned row's packs, on its plan.
   dsp::plan pl = plan(h200, 100000, 32768, 4, 4, 3, true, false);
   CHECK(pl.kind == dsp::strategy::registers);
-  CHECK(pl.cluster * pl.segment_packs >= dsp::row_packs_for(32768, 4, 3));
+  CHECK(pl.cluster * pl.segment_packs >= registers_packs_of(32768, 4, 3));
+  CHECK(registers_packs_of(32768, 4, 3) == 8192);
+  const dsp::plan aligned = plan(h200, 100000, 32768, 4, 4, 0, true, false);
+  CHECK(pl.cluster == aligned.cluster);
+  CHECK(pl.block == aligned.block);
+  // One element more does not wrap (its last pack holds more than the head pack leaves free).
+  CHECK(registers_packs_of(32769, 4, 1) == 8193);
+  CHECK(dsp::registers_row_packs_for(32769, 4, 1) == 8193);
   pl = plan(h200, 100000, 13000, 2, 8, 0, false, true);
   CHECK(pl.kind == dsp::strategy::registers);
   CHECK(pl.cluster == 2);
@@ -1037,8 +1065,12 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
     // softmax / rms_norm: only where 32 values would take more than 256 threads
     CHECK(wide(plan(100000, cols, true, true)) == (cols > 8192));
     CHECK(wide(plan(100000, cols, true, false)) == (cols > 8192));
-    // Not: misaligned or one-element packs, fp32, fused_add_rms_norm, rows that do not fill it.
-    CHECK_FALSE(wide(plan(100000, cols, false, true, 1)));
+    // Rows one element past a 16-byte boundary wrap (thread_packs.cuh) and take the aligned plan.
+    const dsp::plan ln1 = plan(100000, cols, false, true, 1);
+    CHECK(wide(ln1));
+    CHECK(ln1.threads_per_row == ln.threads_per_row);
+    CHECK(ln1.block == ln.block);
+    // Not: one-element packs, fp32, fused_add_rms_norm, rows that do not fill it.
     CHECK_FALSE(wide(plan(100000, cols, false, true, 0, 1)));
     // fp32 layer_norm: only 16384 with both weights (256 threads x 16 packs of 4; no 32-value
     // CTA holds it), below.
@@ -1081,7 +1113,8 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
     CHECK(dsp::row_kernel_registers_for(false, true, 4, 256, 64, 256) == 128);
     CHECK(wide(ln32(265, 16384)));
     CHECK_FALSE(wide(ln32(264, 16384)));      // one wave: the few-rows plans
-    CHECK_FALSE(wide(ln32(2048, 16384, 1)));  // a head pack
+    CHECK(wide(ln32(2048, 16384, 1)));        // a head pack: the last one wraps onto it
+    CHECK_FALSE(wide(ln32(2048, 16384 + 1, 1)));
     CHECK_FALSE(wide(ln32(2048, 16384, 0, 1)));
     CHECK_FALSE(wide(ln32(2048, 16384 + 4)));
     CHECK_FALSE(wide(ln32(2048, 16384 - 4)));

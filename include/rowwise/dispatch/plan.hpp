@@ -75,6 +75,25 @@ constexpr int64_t row_packs_for(int64_t cols, int n, int head) {
   return (cols + (head < 0 ? n - 1 : head) + n - 1) / n;
 }
 
+/// Packs a row spans in a registers kernel, which wraps a row's partial last pack onto its partial
+/// head pack when the head pack has room for it (kernels/thread_packs.cuh): one fewer than
+/// row_packs_for there, so that a row one element past a 16-byte boundary whose length is a
+/// multiple of N spans as many packs as an aligned row and runs on the same config. Rows whose
+/// head differs (head -1): the most over every head.
+constexpr int64_t registers_row_packs_for(int64_t cols, int n, int head) {
+  if (head < 0) {
+    int64_t most = 0;
+    for (int h = 0; h < n; ++h) {
+      const int64_t k = registers_row_packs_for(cols, n, h);
+      if (k > most) most = k;
+    }
+    return most;
+  }
+  const int64_t packs = (cols + head + n - 1) / n;
+  const int64_t tail = (cols + head) % n;  // the last pack's elements, when it is partial
+  return head > 0 && tail > 0 && tail <= head && cols + head > n ? packs - 1 : packs;
+}
+
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// Largest power of two <= x (x >= 1).
@@ -355,7 +374,10 @@ constexpr int exact_wide_config(int64_t packs, int n, int min_g, bool k8_only) {
 /// one-CTA wide plan never stages its weights (column_stage_pays: one wave at most); a
 /// clustered one (persistent) may.
 constexpr plan wide_rows_plan(const problem& p, const device_limits& dev, int64_t packs, int narrow_block) {
-  if (p.pack_elems * p.elem_bytes != 16 || p.head != 0 || p.cols % p.pack_elems != 0) return plan{};
+  // Whole packs only: aligned rows of a multiple of N, or such rows one element (or more) past
+  // a 16-byte boundary, whose partial last pack the kernel wraps onto the head pack (packs:
+  // registers_row_packs_for).
+  if (p.pack_elems * p.elem_bytes != 16 || packs * p.pack_elems != p.cols) return plan{};
   for (const wide_rows_rule& rule : wide_rows_rules) {
     if (!wide_rule_names(rule, p.elem_bytes, op_kind_of(p)) || narrow_block <= rule.above_block ||
         p.column_param_count < rule.min_weights)
@@ -480,28 +502,31 @@ constexpr plan few_rows_block_plan(const problem& p, const device_limits& dev, i
 ///    stream it when even 16 CTAs' shared memory cannot hold the row.
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   const int n = p.pack_elems;
-  const int64_t packs = row_packs_for(p.cols, n, p.head);
+  const int64_t packs = row_packs_for(p.cols, n, p.head);  // chunked and staged kernels
+  // Registers kernels (their rows wrapped). The staged plans below that take rpacks (the
+  // clustered-rows rules) only stage aligned rows, where the two counts agree.
+  const int64_t rpacks = registers_row_packs_for(p.cols, n, p.head);
   const int64_t pack_bytes = static_cast<int64_t>(p.elem_bytes) * n;
-  const int spread = spread_cluster(p, packs, dev);
+  const int spread = spread_cluster(p, rpacks, dev);
 
   if (spread > 1) {
-    if (const plan spread_rows = registers_over_cluster(p, dev, packs, spread); spread_rows.valid) return spread_rows;
-    if (const plan doubled = few_rows_doubled_plan(p, dev, packs, spread); doubled.valid) return doubled;
-    if (const plan block512 = few_rows_block_plan(p, dev, packs, spread); block512.valid) return block512;
+    if (const plan spread_rows = registers_over_cluster(p, dev, rpacks, spread); spread_rows.valid) return spread_rows;
+    if (const plan doubled = few_rows_doubled_plan(p, dev, rpacks, spread); doubled.valid) return doubled;
+    if (const plan block512 = few_rows_block_plan(p, dev, rpacks, spread); block512.valid) return block512;
   } else {
-    const int cfg = first_registers_config(packs, n, 1);
+    const int cfg = first_registers_config(rpacks, n, 1);
     // Many rows of 16-bit elements held 40-64 values per thread where a rule says so (rows past
     // one CTA's 32-value registers also over a cluster).
-    if (const plan wide = wide_rows_plan(p, dev, packs, narrow_block_for(cfg)); wide.valid) return wide;
+    if (const plan wide = wide_rows_plan(p, dev, rpacks, narrow_block_for(cfg)); wide.valid) return wide;
     if (cfg >= 0) {
       // Rows a rule splits although one CTA holds them (16-bit softmax or fused_add_rms_norm on
       // more than 256 threads).
       const int block = registers_configs[cfg].block;
-      if (const plan clustered = clustered_rows_plan(p, dev, packs, block); clustered.valid) return clustered;
-      return make_registers_plan(p, dev, cfg, 1, packs);
+      if (const plan clustered = clustered_rows_plan(p, dev, rpacks, block); clustered.valid) return clustered;
+      return make_registers_plan(p, dev, cfg, 1, rpacks);
     }
     // Many rows longer than a block's registers: a cluster in registers where a rule says so.
-    if (const plan clustered = clustered_rows_plan(p, dev, packs); clustered.valid) return clustered;
+    if (const plan clustered = clustered_rows_plan(p, dev, rpacks); clustered.valid) return clustered;
   }
 
   // Rows longer than a block's registers, aligned, on sm_90: staged (one read, one write), the

@@ -101,6 +101,48 @@ __device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t col
   store_row_pack<S>(row, col0, cols, a);
 }
 
+/// A row's head pack (col0 = -head < 0) that also holds the row's last `tail` elements in its
+/// slots [0, tail), which lie before the row and are free (thread_packs: the tail pack wrapped onto
+/// the head's): slot j is column cols - tail + j for j < tail, col0 + j otherwise. Loads the slots
+/// inside the row element by element (the others hold `pad`) and returns them as bits.
+template <load_policy P, class T, int N>
+__device__ __forceinline__ unsigned load_wrapped_head_raw(const T* row, int64_t col0, int64_t cols, int tail,
+                                                          aligned_array<T, N>& a, T pad) {
+  unsigned ok = 0;
+#pragma unroll
+  for (int j = 0; j < N; ++j) a.v[j] = pad;
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const bool wrapped = j < tail;
+    const int64_t c = wrapped ? cols - tail + j : col0 + j;
+    const bool inside = wrapped || c >= 0;
+    if (inside) a.v[j] = row[c];
+    ok |= static_cast<unsigned>(inside) << j;
+  }
+  return ok;
+}
+
+/// Store a wrapped head pack (load_wrapped_head_raw's slots) element by element.
+template <class T, int N>
+__device__ __forceinline__ void store_wrapped_head(T* row, int64_t col0, int64_t cols, int tail,
+                                                   const aligned_array<T, N>& a) {
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    if (j < tail)
+      row[cols - tail + j] = a.v[j];
+    else if (col0 + j >= 0)
+      row[col0 + j] = a.v[j];
+  }
+}
+
+template <class T, int N>
+__device__ __forceinline__ void store_wrapped_head(T* row, int64_t col0, int64_t cols, int tail,
+                                                   const float (&v)[N]) {
+  aligned_array<T, N> a;
+  float_to_pack(v, a);
+  store_wrapped_head(row, col0, cols, tail, a);
+}
+
 /// How an op's apply() may read the per-column parameters (weights) of a pack. The op asks for
 /// parameter vector i by `columns.param(i)` (i: its index in the op's column_param(i) list) and
 /// passes that to load_column_params:
@@ -113,6 +155,14 @@ struct checked_columns {
 };
 struct aligned_columns {
   __device__ __forceinline__ aligned_columns param(int) const { return *this; }
+};
+
+/// wrapped_columns: a wrapped head pack (load_wrapped_head_raw): slots [0, tail) are the columns
+/// from tail_col, the others col0 + j; tested per element.
+struct wrapped_columns {
+  int tail;
+  int64_t tail_col;
+  __device__ __forceinline__ wrapped_columns param(int) const { return *this; }
 };
 
 /// One parameter vector's values for one pack, in shared memory: N / Step aligned slots of Step
@@ -222,6 +272,16 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
       const int64_t c = col0 + j;
       out[j] = (c >= 0 && c < cols) ? to_float(w[c]) : 0.0f;
     }
+  }
+}
+
+template <int N, class W>
+__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols, float (&out)[N],
+                                                   wrapped_columns wrap) {
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const int64_t c = j < wrap.tail ? wrap.tail_col + j : col0 + j;
+    out[j] = (c >= 0 && c < cols) ? to_float(w[c]) : 0.0f;
   }
 }
 

@@ -6,6 +6,12 @@
 // [p N - head, p N - head + N) (row_io.cuh). Most packs are "whole" — inside the row and the
 // segment — and take one aligned access from one base pointer with a 32-bit offset; only the
 // row's head pack and packs past its end take the general, element-wise path.
+// Wrapped rows (`wrap`, registers_kernel): when the row's partial last pack holds no more
+// elements than its head pack leaves free (tail <= head: a row one element past a 16-byte
+// boundary whose length is a multiple of N), those `tail` elements go into the head pack's free
+// slots and the last pack is nobody's. Such a row spans as many packs as an aligned one
+// (dispatch/plan.hpp: registers_row_packs_for), so it runs on the same config: a 4096-column
+// fp32 row needs 1024 packs, not 1025, which had taken a block of 160 threads for 128.
 //
 // Why the two phases (measured on the H200, bench/NOTES.md): a conversion or a use placed inside
 // the per-pack branch waits for that pack's load before the next branch issues its own, which
@@ -33,12 +39,14 @@ struct thread_packs {
   int64_t cols;
   int64_t c0;     // column of the first pack (negative for a row's head pack)
   int room;       // columns from c0 to the row's or the segment's end (capped; < N: no pack)
+  int tail;       // wrapped rows: the row's last elements that its head pack holds (0: none)
 
   __device__ __forceinline__ thread_packs(bool active_, int64_t p0_, int64_t p_end_, int64_t cols_,
-                                          int head)
-      : active(active_), p0(p0_), p_end(p_end_), cols(cols_), c0(p0_ * N - head), room(-1) {
+                                          int head, bool wrap = false)
+      : active(active_), p0(p0_), p_end(p_end_), cols(cols_), c0(p0_ * N - head), room(-1), tail(0) {
+    if (wrap && N > 1 && active_) tail = wrapped_tail(cols_, head);
     if (active) {
-      const int64_t to_row_end = cols - c0;
+      const int64_t to_row_end = cols - tail - c0;  // the wrapped tail is the head pack's
       const int64_t to_seg_end = (p_end - p0) * N;
       int64_t r = to_row_end < to_seg_end ? to_row_end : to_seg_end;
       if (r > static_cast<int64_t>(K) * stride) r = static_cast<int64_t>(K) * stride;
@@ -46,6 +54,14 @@ struct thread_packs {
       room = static_cast<int>(r);
     }
   }
+  /// The elements of a row's partial last pack that wrap onto its head pack (slots [0, tail)),
+  /// or 0: when the head pack is partial (head > 0), is not the last pack, and has room for them.
+  __device__ __forceinline__ static int wrapped_tail(int64_t cols, int head) {
+    const int t = static_cast<int>((cols + head) % N);
+    return head > 0 && t > 0 && t <= head && cols + head > N ? t : 0;
+  }
+  /// Pack 0 is a row's head pack holding its wrapped tail too.
+  __device__ __forceinline__ bool wrapped_head() const { return tail > 0 && c0 < 0; }
   /// Pack k lies inside the row and the segment: one aligned access. (Only pack 0 of the
   /// thread that starts the row can begin before column 0.)
   __device__ __forceinline__ bool whole(int k) const {
@@ -119,7 +135,12 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, c
     // 16-bit sub-warp rows two registers: 48 -> 50, one CTA per SM less; ptxas -v.)
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      if (!tp.whole(k) && tp.touches(k)) {
+      if (k == 0 && tp.wrapped_head()) {
+        ok.set_pack(0, load_wrapped_head_raw<P>(in_row, tp.c0, tp.cols, tp.tail, raw[0], pad));
+        if constexpr (fused)
+          load_wrapped_head_raw<P>(static_cast<const T*>(res_row), tp.c0, tp.cols, tp.tail, res[0],
+                                   from_float<T>(0.0f));
+      } else if (!tp.whole(k) && tp.touches(k)) {
         ok.set_pack(k * N, load_row_pack_raw<P>(in_row, tp.col(k), tp.cols, raw[k], pad));
         if constexpr (fused)
           load_row_pack_raw<P>(static_cast<const T*>(res_row), tp.col(k), tp.cols, res[k], from_float<T>(0.0f));
@@ -132,6 +153,8 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, c
       raw[k] = rounded_sum(raw[k], res[k]);  // as stored; the op reduces that
       if (tp.whole(k)) {
         store_pack<S>(res_row + tp.col(k), raw[k]);
+      } else if (k == 0 && tp.wrapped_head()) {
+        store_wrapped_head(res_row, tp.c0, tp.cols, tp.tail, raw[0]);
       } else if (tp.touches(k)) {
         store_row_pack<S>(res_row, tp.col(k), tp.cols, raw[k]);
       }
@@ -190,7 +213,10 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, 
       }
     }
     // The (at most two) partial packs last, element by element: the head (k = 0) and the tail.
-    if (!tp.whole(0) && tp.touches(0)) {
+    if (tp.wrapped_head()) {
+      apply_op<InPlace>(op, pack(0), tp.c0, st, wrapped_columns{tp.tail, tp.cols - tp.tail});
+      store_wrapped_head<T>(out_row, tp.c0, tp.cols, tp.tail, pack(0));
+    } else if (!tp.whole(0) && tp.touches(0)) {
       apply_op<InPlace>(op, pack(0), tp.col(0), st, checked_columns{});
       store_row_pack<S>(out_row, tp.col(0), tp.cols, pack(0));
     }
