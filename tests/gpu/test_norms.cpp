@@ -1581,6 +1581,18 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     if (dev.clusters) CHECK((pl.kind == dsp::strategy::registers && pl.cluster == 4));
     run_case(c, rng);
   }
+  // Rows one element past a 16-byte boundary whose partial last pack wraps onto the head pack
+  // (kernels/thread_packs.cuh), every op, sub-warp groups and a block: the wrapped pack's loads
+  // and stores (the residual's among them) and its weights, the other packs' weights read by
+  // words (row_io.cuh: load_column_params_by_words).
+  for (dtype t : {dtype::f32, dtype::bf16})
+    for (int64_t cols : {int64_t{64}, int64_t{4096}})
+      for (norm_op op : all_norm_ops) {
+        norm_case c = case_of(op, t, 5, cols, stream.get());
+        c.layout = offset_both(1);
+        combo(c, (k++ * 5) % 16 & ~1);  // with a weight
+        run_case(c, rng);
+      }
   // Many 16-bit rows held 64 values per thread (policy.hpp wide_rows_rules): 256 threads, the
   // fewest CTAs a wide plan has; and layer_norm over a cluster of 2 such CTAs, weights staged.
   const std::pair<norm_op, int64_t> wide_picks[] = {

@@ -687,6 +687,11 @@ TEST_CASE("softmax/log_softmax: one small shape per strategy (compute-sanitizer 
     }
     for (bool log : {false, true}) run_case({p.t, log, p.rows, cols, p.layout, row_kind::random, stream.get()}, rng);
   }
+  // Rows one element past a 16-byte boundary whose partial last pack wraps onto the head pack
+  // (kernels/thread_packs.cuh): sub-warp groups, a warp, a block, few rows over a cluster.
+  for (dtype t : {dtype::f32, dtype::bf16})
+    for (int64_t cols : {int64_t{64}, int64_t{1024}, int64_t{4096}, int64_t{65536}})
+      for (bool log : {false, true}) run_case({t, log, 3, cols, offset_both(1), row_kind::random, stream.get()}, rng);
   // Many 16-bit rows held 64 values per thread (policy.hpp wide_rows_rules), strided by a pack.
   const int64_t rows = rows_for_wide(dtype::f16, 16384, strided(8), dev, softmax_traits);
   REQUIRE(rows > 0);
