@@ -1,0 +1,220 @@
+// tests/host/test_thread_packs.cpp — a registers kernel's threads cover a row exactly once.
+//
+// kernels/thread_pack_indices.cuh decides which columns each thread of a registers kernel loads
+// and stores: whole packs by one access, a row's edge packs element by element, and the row's
+// partial last pack wrapped onto its partial head pack when it fits there (a row one element past
+// a 16-byte boundary whose length is a multiple of N). Here every thread of one row is built as
+// registers_kernel.cuh builds it (its lane, its CTA's segment of the cluster, the row's head) for
+// the config the plan chose, and the columns are collected the way load_op_packs and
+// store_op_packs (thread_packs.cuh) reach them. Every column of the row must be loaded once and
+// stored once, by the same thread, and nothing outside the row touched; for rows of every head,
+// against plans made for that head and for rows whose heads differ (head -1).
+#include <catch2/catch.hpp>
+
+#include <rowwise/dispatch/device_limits.hpp>
+#include <rowwise/dispatch/plan.hpp>
+#include <rowwise/dispatch/policy.hpp>
+#include <rowwise/kernels/thread_pack_indices.cuh>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+namespace dsp = rowwise::dispatch;
+namespace rk = rowwise::kernels;
+
+/// Who touched each column of a row: -1 nobody, else the thread (rank * G + lane); -2 twice.
+struct coverage {
+  std::vector<int64_t> by;
+  std::string error;
+  explicit coverage(int64_t cols) : by(static_cast<size_t>(cols), -1) {}
+  void mark(int64_t c, int64_t thread, const char* what) {
+    if (!error.empty()) return;
+    if (c < 0 || c >= static_cast<int64_t>(by.size())) {
+      error = std::string(what) + ": column " + std::to_string(c) + " outside the row";
+      return;
+    }
+    if (by[static_cast<size_t>(c)] != -1) error = std::string(what) + ": column " + std::to_string(c) + " twice";
+    by[static_cast<size_t>(c)] = thread;
+  }
+};
+
+/// The columns of pack k of `tp` that an element-wise load or store reaches (store_row_pack,
+/// load_row_pack_raw): those inside the row.
+template <class TP>
+void edge_pack(const TP& tp, int k, int n, int64_t thread, coverage& cv, const char* what) {
+  for (int j = 0; j < n; ++j) {
+    const int64_t c = tp.col(k) + j;
+    if (c >= 0 && c < tp.cols) cv.mark(c, thread, what);
+  }
+}
+
+/// The wrapped head pack's columns (load_wrapped_head_raw, store_wrapped_head).
+template <class TP>
+void wrapped_pack(const TP& tp, int n, int64_t thread, coverage& cv, const char* what) {
+  for (int j = 0; j < n; ++j) {
+    if (j < tp.tail)
+      cv.mark(tp.cols - tp.tail + j, thread, what);
+    else if (tp.c0 + j >= 0)
+      cv.mark(tp.c0 + j, thread, what);
+  }
+}
+
+template <int K, int G, int N>
+std::string check_row(int64_t cols, int head, int cluster, int64_t segment_packs) {
+  coverage loads(cols), stores(cols);
+  for (int rank = 0; rank < cluster; ++rank) {
+    const int64_t seg_begin = rank * segment_packs;
+    for (int lane = 0; lane < G; ++lane) {
+      const int64_t thread = int64_t{rank} * G + lane;
+      const rk::thread_packs<K, G, N> tp(true, seg_begin + lane, seg_begin + segment_packs, cols, head,
+                                         /*wrap=*/true);
+      if (tp.all_whole()) {  // both sides' branch-free path
+        for (int k = 0; k < K; ++k)
+          for (int j = 0; j < N; ++j) {
+            loads.mark(tp.col(k) + j, thread, "load (all whole)");
+            stores.mark(tp.col(k) + j, thread, "store (all whole)");
+          }
+        continue;
+      }
+      // load_op_packs: whole packs, then every other pack that touches the row.
+      for (int k = 0; k < K; ++k)
+        if (tp.whole(k))
+          for (int j = 0; j < N; ++j) loads.mark(tp.col(k) + j, thread, "load (whole)");
+      for (int k = 0; k < K; ++k) {
+        if (k == 0 && tp.wrapped_head())
+          wrapped_pack(tp, N, thread, loads, "load (wrapped head)");
+        else if (!tp.whole(k) && tp.touches(k))
+          edge_pack(tp, k, N, thread, loads, "load (edge)");
+      }
+      // store_op_packs: whole packs, then the head pack (wrapped or not) and the partial tail.
+      for (int k = 0; k < K; ++k)
+        if (tp.whole(k))
+          for (int j = 0; j < N; ++j) stores.mark(tp.col(k) + j, thread, "store (whole)");
+      if (tp.wrapped_head())
+        wrapped_pack(tp, N, thread, stores, "store (wrapped head)");
+      else if (!tp.whole(0) && tp.touches(0))
+        edge_pack(tp, 0, N, thread, stores, "store (head)");
+      if (K > 1) {
+        const int kt = tp.partial_tail();
+        if (kt > 0) edge_pack(tp, kt, N, thread, stores, "store (tail)");
+      }
+    }
+  }
+  if (!loads.error.empty()) return loads.error;
+  if (!stores.error.empty()) return stores.error;
+  for (int64_t c = 0; c < cols; ++c) {
+    if (loads.by[static_cast<size_t>(c)] < 0) return "column " + std::to_string(c) + " never loaded";
+    if (stores.by[static_cast<size_t>(c)] != loads.by[static_cast<size_t>(c)])
+      return "column " + std::to_string(c) + " stored by another thread than loaded it (or never)";
+  }
+  return "";
+}
+
+using row_checker = std::string (*)(int64_t, int, int, int64_t);
+
+template <int N, std::size_t... I>
+constexpr std::array<row_checker, sizeof...(I)> checkers_for(std::index_sequence<I...>) {
+  return {&check_row<dsp::registers_k(static_cast<int>(I), N), dsp::registers_configs[I].g, N>...};
+}
+
+template <int N>
+std::string check_plan_row(int config, int64_t cols, int head, int cluster, int64_t segment_packs) {
+  static constexpr auto table = checkers_for<N>(std::make_index_sequence<dsp::registers_config_count>{});
+  return table[static_cast<size_t>(config)](cols, head, cluster, segment_packs);
+}
+
+dsp::device_limits h200_like() {
+  dsp::device_limits d;
+  d.sm_count = 132;
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.max_smem_optin = 232448;
+  d.smem_per_sm = 233472;
+  d.regs_per_sm = 65536;
+  d.clusters = true;
+  return d;
+}
+
+struct op_shape {
+  const char* name;
+  bool staged_op;
+  int weights;
+  int row_inputs;
+};
+constexpr op_shape op_shapes[] = {
+    {"softmax", true, 0, 1}, {"layer_norm", false, 2, 1}, {"fused_add_rms_norm", true, 1, 2}};
+
+/// Checks every row head against the plans of (rows, cols); counts the registers plans checked.
+void check_cols(int64_t cols, int elem_bytes, int& checked) {
+  const dsp::device_limits dev = h200_like();
+  const int n = 16 / elem_bytes;
+  for (const op_shape& op : op_shapes)
+    for (int64_t rows : {int64_t{1}, int64_t{100000}})
+      for (int plan_head = -1; plan_head < n; ++plan_head) {
+        dsp::problem p;
+        p.rows = rows;
+        p.cols = cols;
+        p.elem_bytes = elem_bytes;
+        p.pack_elems = n;
+        p.head = plan_head;
+        p.row_inputs = op.row_inputs;
+        p.staged_op = op.staged_op;
+        p.column_params = op.weights > 0;
+        p.column_param_count = op.weights;
+        p.column_param_bytes = op.weights > 0 ? elem_bytes : 0;
+        const dsp::plan pl = dsp::plan_rows(p, dev);
+        if (pl.kind != dsp::strategy::registers) continue;
+        // Rows of a planned head have that head; rows planned for head -1 have any.
+        for (int head = plan_head < 0 ? 0 : plan_head; head < (plan_head < 0 ? n : plan_head + 1); ++head) {
+          const std::string e = n == 4 ? check_plan_row<4>(pl.config, cols, head, pl.cluster, pl.segment_packs)
+                                       : check_plan_row<8>(pl.config, cols, head, pl.cluster, pl.segment_packs);
+          ++checked;
+          if (!e.empty()) {
+            INFO(op.name << " " << elem_bytes << "-byte elements, " << rows << " x " << cols << ", row head " << head
+                         << ", plan head " << plan_head << ": config " << pl.config << " (G " << pl.threads_per_row
+                         << ", K " << pl.packs_per_thread << "), cluster " << pl.cluster << ", segment "
+                         << pl.segment_packs);
+            FAIL_CHECK(e);
+            return;
+          }
+        }
+      }
+}
+
+}  // namespace
+
+TEST_CASE("thread_packs: a registers plan's threads load and store every column of a row once, wrapped "
+          "head packs included",
+          "[host][plan]") {
+  int checked = 0;
+  for (int elem_bytes : {4, 2}) {
+    for (int64_t cols = 1; cols <= 2100; ++cols) check_cols(cols, elem_bytes, checked);
+    for (int64_t base : {4096, 5120, 8192, 12288, 16384, 32768, 65536, 131072, 152064})
+      for (int64_t d = -9; d <= 9; ++d) check_cols(base + d, elem_bytes, checked);
+  }
+  INFO("registers rows checked: " << checked);
+  CHECK(checked > 100000);
+}
+
+TEST_CASE("thread_packs: the wrap takes a partial last pack only into a partial head pack with room",
+          "[host][plan]") {
+  using tp8 = rk::thread_packs<4, 32, 8>;
+  CHECK(tp8::wrapped_tail(1024, 1) == 1);  // 1 + 1023 + ... : the last pack holds 1 element
+  CHECK(tp8::wrapped_tail(1024, 7) == 7);
+  CHECK(tp8::wrapped_tail(1024, 0) == 0);  // aligned: nothing partial
+  CHECK(tp8::wrapped_tail(1025, 1) == 0);  // a last pack of 2 does not fit 1 free slot
+  CHECK(tp8::wrapped_tail(1023, 1) == 0);  // 1 + 1023: ends on a pack boundary
+  CHECK(tp8::wrapped_tail(5, 4) == 1);     // 4 free + 5 columns: packs [-4, 4) and [4, 12)
+  CHECK(tp8::wrapped_tail(3, 4) == 0);     // one pack only
+  // The kernel's count and the plan's agree (plan.hpp: registers_row_packs_for).
+  for (int64_t cols = 1; cols < 200; ++cols)
+    for (int head = 0; head < 8; ++head) {
+      const int64_t spanned = (cols + head + 7) / 8;
+      CHECK(dsp::registers_row_packs_for(cols, 8, head) == spanned - (tp8::wrapped_tail(cols, head) > 0 ? 1 : 0));
+    }
+}
