@@ -16,8 +16,11 @@
 // allow (ptxas may use fewer), and the device is an H200's limits.
 //
 // Usage: rowwise_plan_report [fp32|bf16]              the sweep's shapes (both without an argument)
-//        rowwise_plan_report OP fp32|bf16 ROWS COLS    one shape (OP: softmax, layer_norm, rms_norm,
-//                                                      fused_add_rms_norm; fp16 plans as bf16)
+//        rowwise_plan_report OP fp32|bf16 ROWS COLS [HEAD]   one shape (OP: softmax, layer_norm,
+//                                                      rms_norm, fused_add_rms_norm; fp16 plans as bf16;
+//                                                      HEAD: the rows' head, 0 by default: 1 for rows one
+//                                                      element past a 16-byte boundary, -1 for rows
+//                                                      whose heads differ)
 #include <rowwise/dispatch/device_limits.hpp>
 #include <rowwise/dispatch/plan.hpp>
 #include <rowwise/dispatch/policy.hpp>
@@ -68,13 +71,14 @@ int64_t sweep_rows(const op_traits& op, int elem_bytes, int64_t cols) {
   return (int64_t{256} << 20) / (2 * op.row_inputs * cols * elem_bytes);
 }
 
-void report(const op_traits& op, int elem_bytes, int64_t rows, int64_t cols, const dsp::device_limits& dev) {
+void report(const op_traits& op, int elem_bytes, int64_t rows, int64_t cols, const dsp::device_limits& dev,
+            int head = 0) {
   dsp::problem p;
   p.cols = cols;
   p.rows = rows;
   p.elem_bytes = elem_bytes;
   p.pack_elems = 16 / elem_bytes;
-  p.head = 0;
+  p.head = head;
   p.row_inputs = op.row_inputs;
   p.staged_op = op.staged_op;
   p.column_params = op.column_params > 0;
@@ -141,20 +145,23 @@ void report(const op_traits& op, int elem_bytes, int64_t rows, int64_t cols, con
 }  // namespace
 
 int usage(const char* self) {
-  std::fprintf(stderr, "usage: %s [fp32|bf16]\n       %s OP fp32|bf16 ROWS COLS\n", self, self);
+  std::fprintf(stderr, "usage: %s [fp32|bf16]\n       %s OP fp32|bf16 ROWS COLS [HEAD]\n", self, self);
   return 2;
 }
 
 int main(int argc, char** argv) {
   const dsp::device_limits dev = h200();
-  if (argc == 5) {  // one shape
+  if (argc == 5 || argc == 6) {  // one shape
     const op_traits* op = nullptr;
     for (const op_traits& o : ops)
       if (std::strcmp(argv[1], o.name) == 0) op = &o;
     const bool fp32 = std::strcmp(argv[2], "fp32") == 0;
     const long long rows = std::atoll(argv[3]), cols = std::atoll(argv[4]);
-    if (op == nullptr || (!fp32 && std::strcmp(argv[2], "bf16") != 0) || rows < 1 || cols < 1) return usage(argv[0]);
-    report(*op, fp32 ? 4 : 2, rows, cols, dev);
+    const int head = argc == 6 ? std::atoi(argv[5]) : 0;
+    if (op == nullptr || (!fp32 && std::strcmp(argv[2], "bf16") != 0) || rows < 1 || cols < 1 || head < -1 ||
+        head >= (fp32 ? 4 : 8))
+      return usage(argv[0]);
+    report(*op, fp32 ? 4 : 2, rows, cols, dev, head);
     return 0;
   }
   const bool fp32 = argc < 2 || std::strcmp(argv[1], "fp32") == 0;
