@@ -25,6 +25,8 @@
 #include <rowwise/dispatch/plan.hpp>
 #include <rowwise/dispatch/policy.hpp>
 
+#include "support/device_models.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -35,37 +37,9 @@ namespace {
 
 namespace dsp = rowwise::dispatch;
 
-dsp::device_limits h200_like() {
-  dsp::device_limits d;
-  d.sm_count = 132;
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.max_smem_optin = 232448;
-  d.smem_per_sm = 233472;
-  d.regs_per_sm = 65536;
-  d.clusters = true;
-  return d;
-}
-
-/// An H200-like device whose GPCs hold clusters of at most `max_cluster` CTAs (a MIG slice, a
-/// smaller part): what run_rows plans with after a launch found no larger cluster resident.
-dsp::device_limits h200_capped(int max_cluster) {
-  dsp::device_limits d = h200_like();
-  d.max_cluster = max_cluster;
-  return d;
-}
-
-dsp::device_limits a100_like() {
-  dsp::device_limits d;
-  d.sm_count = 108;
-  d.cc_major = 8;
-  d.cc_minor = 0;
-  d.max_smem_optin = 166912;
-  d.smem_per_sm = 167936;
-  d.regs_per_sm = 65536;
-  d.clusters = false;
-  return d;
-}
+using rowwise_test::a100_like;
+using rowwise_test::h200_capped;
+using rowwise_test::h200_like;
 
 int64_t packs_of(int64_t cols, int n, int head) { return (cols + (head < 0 ? n - 1 : head) + n - 1) / n; }
 

@@ -16,6 +16,8 @@
 #include <rowwise/dispatch/policy.hpp>
 #include <rowwise/kernels/thread_pack_indices.cuh>
 
+#include "support/device_models.hpp"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -128,18 +130,6 @@ std::string check_plan_row(int config, int64_t cols, int head, int cluster, int6
   return table[static_cast<size_t>(config)](cols, head, cluster, segment_packs);
 }
 
-dsp::device_limits h200_like() {
-  dsp::device_limits d;
-  d.sm_count = 132;
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.max_smem_optin = 232448;
-  d.smem_per_sm = 233472;
-  d.regs_per_sm = 65536;
-  d.clusters = true;
-  return d;
-}
-
 struct op_shape {
   const char* name;
   bool staged_op;
@@ -151,7 +141,7 @@ constexpr op_shape op_shapes[] = {
 
 /// Checks every row head against the plans of (rows, cols); counts the registers plans checked.
 void check_cols(int64_t cols, int elem_bytes, int& checked) {
-  const dsp::device_limits dev = h200_like();
+  const dsp::device_limits dev = rowwise_test::h200_like();
   const int n = 16 / elem_bytes;
   for (const op_shape& op : op_shapes)
     for (int64_t rows : {int64_t{1}, int64_t{100000}})
