@@ -58,11 +58,12 @@ void edge_pack(const TP& tp, int k, int n, int64_t thread, coverage& cv, const c
 /// The wrapped head pack's columns (load_wrapped_head_raw, store_wrapped_head).
 template <class TP>
 void wrapped_pack(const TP& tp, int n, int64_t thread, coverage& cv, const char* what) {
+  const int tail = tp.head_pack_tail();
   for (int j = 0; j < n; ++j) {
-    if (j < tp.tail)
-      cv.mark(tp.cols - tp.tail + j, thread, what);
-    else if (tp.c0 + j >= 0)
-      cv.mark(tp.c0 + j, thread, what);
+    if (j < tail)
+      cv.mark(tp.cols - tail + j, thread, what);
+    else if (j >= tp.head())
+      cv.mark(j - tp.head(), thread, what);
   }
 }
 
@@ -73,8 +74,8 @@ std::string check_row(int64_t cols, int head, int cluster, int64_t segment_packs
     const int64_t seg_begin = rank * segment_packs;
     for (int lane = 0; lane < G; ++lane) {
       const int64_t thread = int64_t{rank} * G + lane;
-      const rk::thread_packs<K, G, N> tp(true, seg_begin + lane, seg_begin + segment_packs, cols, head,
-                                         /*wrap=*/true);
+      const rk::thread_packs<K, G, N, /*Wrap=*/true> tp(true, seg_begin + lane, seg_begin + segment_packs, cols,
+                                                        head);
       if (tp.all_whole()) {  // both sides' branch-free path
         for (int k = 0; k < K; ++k)
           for (int j = 0; j < N; ++j) {
@@ -88,7 +89,7 @@ std::string check_row(int64_t cols, int head, int cluster, int64_t segment_packs
         if (tp.whole(k))
           for (int j = 0; j < N; ++j) loads.mark(tp.col(k) + j, thread, "load (whole)");
       for (int k = 0; k < K; ++k) {
-        if (k == 0 && tp.wrapped_head())
+        if (k == 0 && tp.head_pack_tail() > 0)
           wrapped_pack(tp, N, thread, loads, "load (wrapped head)");
         else if (!tp.whole(k) && tp.touches(k))
           edge_pack(tp, k, N, thread, loads, "load (edge)");
@@ -97,7 +98,7 @@ std::string check_row(int64_t cols, int head, int cluster, int64_t segment_packs
       for (int k = 0; k < K; ++k)
         if (tp.whole(k))
           for (int j = 0; j < N; ++j) stores.mark(tp.col(k) + j, thread, "store (whole)");
-      if (tp.wrapped_head())
+      if (tp.head_pack_tail() > 0)
         wrapped_pack(tp, N, thread, stores, "store (wrapped head)");
       else if (!tp.whole(0) && tp.touches(0))
         edge_pack(tp, 0, N, thread, stores, "store (head)");
@@ -193,7 +194,7 @@ TEST_CASE("thread_packs: a registers plan's threads load and store every column 
 
 TEST_CASE("thread_packs: the wrap takes a partial last pack only into a partial head pack with room",
           "[host][plan]") {
-  using tp8 = rk::thread_packs<4, 32, 8>;
+  using tp8 = rk::thread_packs<4, 32, 8, true>;
   CHECK(tp8::wrapped_tail(1024, 1) == 1);  // 1 + 1023 + ... : the last pack holds 1 element
   CHECK(tp8::wrapped_tail(1024, 7) == 7);
   CHECK(tp8::wrapped_tail(1024, 0) == 0);  // aligned: nothing partial

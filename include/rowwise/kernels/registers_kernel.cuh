@@ -261,8 +261,8 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   // The column stage of this CTA's packs (the launch's first row's columns), started once.
   const auto start_stage = [&](bool via_l1) {
     stage::start(op,
-                 thread_packs<K, G, N>(true, rank * segment_packs + lane, (rank + 1) * segment_packs, io.cols,
-                                       first_head, /*wrap=*/true),
+                 thread_packs<K, G, N, /*Wrap=*/true>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
+                                                      io.cols, first_head),
                  dynamic_smem, via_l1);
   };
   if constexpr (weights_first_instance) {
@@ -286,7 +286,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
 
     // Wrapped (thread_packs.cuh): the plan counts such rows' packs so (plan.hpp:
     // registers_row_packs_for).
-    const thread_packs<K, G, N> tp(active, seg_begin + lane, seg_end, io.cols, head, /*wrap=*/true);
+    const thread_packs<K, G, N, /*Wrap=*/true> tp(active, seg_begin + lane, seg_end, io.cols, head);
     // The set-up above, and the first row step's place, read no global memory, so they run
     // before the wait for the prior grid: in back-to-back calls they overlap that grid's tail
     // (bench/NOTES.md session 18 d). The wait sits in the loop, not before it, so that no

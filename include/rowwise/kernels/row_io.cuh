@@ -101,46 +101,49 @@ __device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t col
   store_row_pack<S>(row, col0, cols, a);
 }
 
-/// A row's head pack (col0 = -head < 0) that also holds the row's last `tail` elements in its
-/// slots [0, tail), which lie before the row and are free (thread_packs: the tail pack wrapped onto
-/// the head's): slot j is column cols - tail + j for j < tail, col0 + j otherwise. Loads the slots
-/// inside the row element by element (the others hold `pad`) and returns them as bits.
+/// A row's head pack (the aligned pack the row starts in, `head` of its slots before the row) that
+/// also holds the row's last `tail` (<= head) elements in those free slots [0, tail)
+/// (thread_packs: the partial last pack wrapped onto the head pack): slot j is column
+/// cols - tail + j for j < tail, j - head for j >= head. Loads those slots (the others hold
+/// `pad`) and returns them as bits. Two base pointers and immediate offsets, no per-slot index.
 template <load_policy P, class T, int N>
-__device__ __forceinline__ unsigned load_wrapped_head_raw(const T* row, int64_t col0, int64_t cols, int tail,
+__device__ __forceinline__ unsigned load_wrapped_head_raw(const T* row, int head, int64_t cols, int tail,
                                                           aligned_array<T, N>& a, T pad) {
-  unsigned ok = 0;
+  const T* const head_pack = row - head;
+  const T* const tail_part = row + (cols - tail);
 #pragma unroll
   for (int j = 0; j < N; ++j) a.v[j] = pad;
 #pragma unroll
   for (int j = 0; j < N; ++j) {
-    const bool wrapped = j < tail;
-    const int64_t c = wrapped ? cols - tail + j : col0 + j;
-    const bool inside = wrapped || c >= 0;
-    if (inside) a.v[j] = row[c];
-    ok |= static_cast<unsigned>(inside) << j;
+    if (j < tail)
+      a.v[j] = tail_part[j];
+    else if (j >= head)
+      a.v[j] = head_pack[j];
   }
-  return ok;
+  return ((1u << tail) - 1u) | (((1u << N) - 1u) & ~((1u << head) - 1u));
 }
 
 /// Store a wrapped head pack (load_wrapped_head_raw's slots) element by element.
 template <class T, int N>
-__device__ __forceinline__ void store_wrapped_head(T* row, int64_t col0, int64_t cols, int tail,
+__device__ __forceinline__ void store_wrapped_head(T* row, int head, int64_t cols, int tail,
                                                    const aligned_array<T, N>& a) {
+  T* const head_pack = row - head;
+  T* const tail_part = row + (cols - tail);
 #pragma unroll
   for (int j = 0; j < N; ++j) {
     if (j < tail)
-      row[cols - tail + j] = a.v[j];
-    else if (col0 + j >= 0)
-      row[col0 + j] = a.v[j];
+      tail_part[j] = a.v[j];
+    else if (j >= head)
+      head_pack[j] = a.v[j];
   }
 }
 
 template <class T, int N>
-__device__ __forceinline__ void store_wrapped_head(T* row, int64_t col0, int64_t cols, int tail,
+__device__ __forceinline__ void store_wrapped_head(T* row, int head, int64_t cols, int tail,
                                                    const float (&v)[N]) {
   aligned_array<T, N> a;
   float_to_pack(v, a);
-  store_wrapped_head(row, col0, cols, tail, a);
+  store_wrapped_head(row, head, cols, tail, a);
 }
 
 /// How an op's apply() may read the per-column parameters (weights) of a pack. The op asks for
@@ -158,10 +161,10 @@ struct aligned_columns {
 };
 
 /// wrapped_columns: a wrapped head pack (load_wrapped_head_raw): slots [0, tail) are the columns
-/// from tail_col, the others col0 + j; tested per element.
+/// from cols - tail, slots [head, N) columns j - head; element by element.
 struct wrapped_columns {
+  int head;
   int tail;
-  int64_t tail_col;
   __device__ __forceinline__ wrapped_columns param(int) const { return *this; }
 };
 
@@ -276,13 +279,13 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
 }
 
 template <int N, class W>
-__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols, float (&out)[N],
+__device__ __forceinline__ void load_column_params(const W* w, int64_t, int64_t cols, float (&out)[N],
                                                    wrapped_columns wrap) {
+  const W* const head_pack = w - wrap.head;
+  const W* const tail_part = w + (cols - wrap.tail);
 #pragma unroll
-  for (int j = 0; j < N; ++j) {
-    const int64_t c = j < wrap.tail ? wrap.tail_col + j : col0 + j;
-    out[j] = (c >= 0 && c < cols) ? to_float(w[c]) : 0.0f;
-  }
+  for (int j = 0; j < N; ++j)
+    out[j] = j < wrap.tail ? to_float(tail_part[j]) : j >= wrap.head ? to_float(head_pack[j]) : 0.0f;
 }
 
 }  // namespace kernels

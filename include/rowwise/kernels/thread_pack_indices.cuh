@@ -13,7 +13,9 @@
 ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
-template <int K, int G, int N>
+/// Wrap: the row's partial last pack goes into its partial head pack when it fits (thread_packs.cuh);
+/// a template parameter, so that no register carries it.
+template <int K, int G, int N, bool Wrap = false>
 struct thread_packs {
   static constexpr int stride = G * N;  // columns between a thread's consecutive packs
   bool active;
@@ -22,14 +24,13 @@ struct thread_packs {
   int64_t cols;
   int64_t c0;     // column of the first pack (negative for a row's head pack)
   int room;       // columns from c0 to the row's or the segment's end (capped; < N: no pack)
-  int tail;       // wrapped rows: the row's last elements that its head pack holds (0: none)
 
   __host__ __device__ __forceinline__ thread_packs(bool active_, int64_t p0_, int64_t p_end_, int64_t cols_,
-                                          int head, bool wrap = false)
-      : active(active_), p0(p0_), p_end(p_end_), cols(cols_), c0(p0_ * N - head), room(-1), tail(0) {
-    if (wrap && N > 1 && active_) tail = wrapped_tail(cols_, head);
+                                                   int head)
+      : active(active_), p0(p0_), p_end(p_end_), cols(cols_), c0(p0_ * N - head), room(-1) {
     if (active) {
-      const int64_t to_row_end = cols - tail - c0;  // the wrapped tail is the head pack's
+      // A wrapped tail is the head pack's: the row ends, for every other pack, before it.
+      const int64_t to_row_end = cols - (Wrap ? wrapped_tail(cols_, head) : 0) - c0;
       const int64_t to_seg_end = (p_end - p0) * N;
       int64_t r = to_row_end < to_seg_end ? to_row_end : to_seg_end;
       if (r > static_cast<int64_t>(K) * stride) r = static_cast<int64_t>(K) * stride;
@@ -41,10 +42,16 @@ struct thread_packs {
   /// or 0: when the head pack is partial (head > 0), is not the last pack, and has room for them.
   __host__ __device__ __forceinline__ static int wrapped_tail(int64_t cols, int head) {
     const int t = static_cast<int>((cols + head) % N);
-    return head > 0 && t > 0 && t <= head && cols + head > N ? t : 0;
+    return N > 1 && head > 0 && t > 0 && t <= head && cols + head > N ? t : 0;
   }
-  /// Pack 0 is a row's head pack holding its wrapped tail too.
-  __host__ __device__ __forceinline__ bool wrapped_head() const { return tail > 0 && c0 < 0; }
+  /// The row's head (pack 0's columns before the row) when this thread's pack 0 is the row's head
+  /// pack, from c0 (live anyway) rather than a register of its own.
+  __host__ __device__ __forceinline__ int head() const { return static_cast<int>(-c0); }
+  /// The row's last elements that this thread's pack 0, the row's head pack, holds too (slots
+  /// [0, tail)); 0 when it holds none (no wrap, another thread, or an inactive one).
+  __host__ __device__ __forceinline__ int head_pack_tail() const {
+    return Wrap && c0 < 0 && room >= 0 ? wrapped_tail(cols, head()) : 0;
+  }
   /// Pack k lies inside the row and the segment: one aligned access. (Only pack 0 of the
   /// thread that starts the row can begin before column 0.)
   __host__ __device__ __forceinline__ bool whole(int k) const {

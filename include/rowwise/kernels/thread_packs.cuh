@@ -6,7 +6,7 @@
 // [p N - head, p N - head + N) (row_io.cuh). Most packs are "whole" — inside the row and the
 // segment — and take one aligned access from one base pointer with a 32-bit offset; only the
 // row's head pack and packs past its end take the general, element-wise path.
-// Wrapped rows (`wrap`, registers_kernel): when the row's partial last pack holds no more
+// Wrapped rows (`Wrap`, registers_kernel): when the row's partial last pack holds no more
 // elements than its head pack leaves free (tail <= head: a row one element past a 16-byte
 // boundary whose length is a multiple of N), those `tail` elements go into the head pack's free
 // slots and the last pack is nobody's. Such a row spans as many packs as an aligned one
@@ -36,8 +36,8 @@ namespace kernels {
 /// in + residual, rounds the sum once to T, stores it back to the residual row and keeps that
 /// stored value.
 template <class Op, load_policy P, store_policy S, bool Fuse = Op::fuses_residual, int K,
-          int G, int N, class T>
-__device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, const T* in_row,
+          int G, int N, bool Wrap, class T>
+__device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>& tp, const T* in_row,
                                               T* res_row, float (&v)[K * N], slot_mask<K * N>& ok) {
   constexpr bool fused = Fuse;
   aligned_array<T, N> res[fused ? K : 1];
@@ -75,12 +75,13 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, c
     // Edge packs (a row's head and tail) last, element by element, once the whole packs are
     // all in flight. (Selecting the tail by its run-time index instead, as the store does, cost
     // 16-bit sub-warp rows two registers: 48 -> 50, one CTA per SM less; ptxas -v.)
+    const int tail = tp.head_pack_tail();
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      if (k == 0 && tp.wrapped_head()) {
-        ok.set_pack(0, load_wrapped_head_raw<P>(in_row, tp.c0, tp.cols, tp.tail, raw[0], pad));
+      if (k == 0 && tail > 0) {
+        ok.set_pack(0, load_wrapped_head_raw<P>(in_row, tp.head(), tp.cols, tail, raw[0], pad));
         if constexpr (fused)
-          load_wrapped_head_raw<P>(static_cast<const T*>(res_row), tp.c0, tp.cols, tp.tail, res[0],
+          load_wrapped_head_raw<P>(static_cast<const T*>(res_row), tp.head(), tp.cols, tail, res[0],
                                    from_float<T>(0.0f));
       } else if (!tp.whole(k) && tp.touches(k)) {
         ok.set_pack(k * N, load_row_pack_raw<P>(in_row, tp.col(k), tp.cols, raw[k], pad));
@@ -95,8 +96,8 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N>& tp, c
       raw[k] = rounded_sum(raw[k], res[k]);  // as stored; the op reduces that
       if (tp.whole(k)) {
         store_pack<S>(res_row + tp.col(k), raw[k]);
-      } else if (k == 0 && tp.wrapped_head()) {
-        store_wrapped_head(res_row, tp.c0, tp.cols, tp.tail, raw[0]);
+      } else if (k == 0 && tp.head_pack_tail() > 0) {
+        store_wrapped_head(res_row, tp.head(), tp.cols, tp.head_pack_tail(), raw[0]);
       } else if (tp.touches(k)) {
         store_row_pack<S>(res_row, tp.col(k), tp.cols, raw[k]);
       }
@@ -118,9 +119,9 @@ __device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t co
 /// Apply the op to the thread's packs and store them as T. InPlace: v holds what the op's
 /// partial_in_place left there (apply_in_place), else the input values (apply). `stage`: where
 /// the op's column parameters may already be (column_stage.cuh), else global memory.
-template <store_policy S, bool InPlace, int K, int G, int N, class Op, class T, class State,
+template <store_policy S, bool InPlace, int K, int G, int N, bool Wrap, class Op, class T, class State,
           class Stage = no_column_stage>
-__device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, const Op& op,
+__device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>& tp, const Op& op,
                                                const State& st, T* out_row, float (&v)[K * N],
                                                const Stage& stage = {}) {
   const auto pack = [&](int k) -> float(&)[N] { return *reinterpret_cast<float(*)[N]>(&v[k * N]); };
@@ -155,9 +156,9 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, 
       }
     }
     // The (at most two) partial packs last, element by element: the head (k = 0) and the tail.
-    if (tp.wrapped_head()) {
-      apply_op<InPlace>(op, pack(0), tp.c0, st, wrapped_columns{tp.tail, tp.cols - tp.tail});
-      store_wrapped_head<T>(out_row, tp.c0, tp.cols, tp.tail, pack(0));
+    if (const int tail = tp.head_pack_tail(); tail > 0) {
+      apply_op<InPlace>(op, pack(0), tp.c0, st, wrapped_columns{tp.head(), tail});
+      store_wrapped_head<T>(out_row, tp.head(), tp.cols, tail, pack(0));
     } else if (!tp.whole(0) && tp.touches(0)) {
       apply_op<InPlace>(op, pack(0), tp.col(0), st, checked_columns{});
       store_row_pack<S>(out_row, tp.col(0), tp.cols, pack(0));
@@ -174,7 +175,7 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N>& tp, 
 #pragma unroll
             for (int j = 0; j < N; ++j) pv[j] = v[k * N + j];
           }
-        const int64_t col = tp.c0 + static_cast<int64_t>(kt) * thread_packs<K, G, N>::stride;
+        const int64_t col = tp.c0 + static_cast<int64_t>(kt) * thread_packs<K, G, N, Wrap>::stride;
         apply_op<InPlace>(op, pv, col, st, checked_columns{});
         store_row_pack<S>(out_row, col, tp.cols, pv);
       }
