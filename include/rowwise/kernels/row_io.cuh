@@ -219,46 +219,43 @@ __device__ __forceinline__ void load_column_params(const W*, int64_t, int64_t, f
   }
 }
 
+/// Packs whose misaligned parameters load_column_params reads by 4-byte words: 2-byte parameters
+/// of packs of 4 or 8. Not 4-byte parameters (element by element is as many loads) nor one-element
+/// packs: compiled into every kernel, the path cost registers there (ptxas -v: layer_norm's
+/// one-element instances spilled up to 140 bytes with it, bench/NOTES.md session 38).
+template <int N, class W>
+inline constexpr bool column_params_by_words = sizeof(W) == 2 && N % 4 == 0;
+
 /// Whether load_column_params_by_words may read the whole pack at col0 (whose N columns lie inside
-/// the row): 4-byte parameters always; 2-byte ones at an even address, or at an odd one when the
-/// columns just before and after the pack are inside the row too (the outer words hold them).
+/// the row): at an even address, or at an odd one when the columns just before and after the pack
+/// are inside the row too (the outer words hold them).
 template <int N, class W>
 __device__ __forceinline__ bool column_params_word_readable(const W* w, int64_t col0, int64_t cols) {
-  if constexpr (sizeof(W) == 4) {
-    return true;
-  } else if constexpr (sizeof(W) == 2 && N % 2 == 0) {
-    return reinterpret_cast<uintptr_t>(w + col0) % 4 == 0 || (col0 >= 1 && col0 + N < cols);
-  } else {
-    return false;
-  }
+  return reinterpret_cast<uintptr_t>(w + col0) % 4 == 0 || (col0 >= 1 && col0 + N < cols);
 }
 
-/// N parameters from p as fp32, for a whole pack whose parameters are not aligned like the row's
-/// pack (rows one element past a 16-byte boundary, weights aligned; column_params_word_readable):
-/// 4-byte loads and, for 2-byte W at an odd element, one funnel shift per word. Element by
-/// element, a 16-bit row's pack took eight 2-byte loads and bounds tests per weight vector; this
-/// takes five loads and four shifts.
+/// N 2-byte parameters from p as fp32, for a whole pack whose parameters are not aligned like the
+/// row's pack (rows one element past a 16-byte boundary, weights aligned;
+/// column_params_word_readable): 4-byte loads and, at an odd element, one funnel shift per word.
+/// Element by element, a 16-bit row's pack took eight 2-byte loads and bounds tests per weight
+/// vector; this takes five loads and four shifts.
 template <int N, class W>
 __device__ __forceinline__ void load_column_params_by_words(const W* p, float (&out)[N]) {
   constexpr int words = N * static_cast<int>(sizeof(W)) / 4;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  static_assert(column_params_by_words<N, W>, "2-byte parameters, packs of 4 or 8");
   const unsigned* q = reinterpret_cast<const unsigned*>(a & ~uintptr_t{3});
-  if constexpr (sizeof(W) == 4) {  // fp32 parameters: every element is a word
+  const unsigned shift = static_cast<unsigned>(a & 3u) * 8u;  // 0, or 16 at an odd element
+  unsigned raw[words + 1];
 #pragma unroll
-    for (int j = 0; j < N; ++j) out[j] = __uint_as_float(q[j]);
-  } else {
-    const unsigned shift = static_cast<unsigned>(a & 3u) * 8u;  // 0, or 16 at an odd element
-    unsigned raw[words + 1];
+  for (int i = 0; i < words; ++i) raw[i] = q[i];
+  raw[words] = shift != 0 ? q[words] : 0u;  // holds the pack's last element only when shifted
+  aligned_array<W, N> v;
+  unsigned* vw = reinterpret_cast<unsigned*>(&v);
 #pragma unroll
-    for (int i = 0; i < words; ++i) raw[i] = q[i];
-    raw[words] = shift != 0 ? q[words] : 0u;  // holds the pack's last element only when shifted
-    aligned_array<W, N> v;
-    unsigned* vw = reinterpret_cast<unsigned*>(&v);
+  for (int i = 0; i < words; ++i) vw[i] = __funnelshift_r(raw[i], raw[i + 1], shift);
 #pragma unroll
-    for (int i = 0; i < words; ++i) vw[i] = __funnelshift_r(raw[i], raw[i + 1], shift);
-#pragma unroll
-    for (int j = 0; j < N; ++j) out[j] = to_float(v.v[j]);
-  }
+  for (int j = 0; j < N; ++j) out[j] = to_float(v.v[j]);
 }
 
 template <int N, class W>
@@ -267,14 +264,18 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
   const bool whole = col0 >= 0 && col0 + N <= cols;
   if (whole && column_params_aligned<N>(w, col0)) {
     load_column_params<N>(w, col0, cols, out, aligned_columns{});
-  } else if (whole && column_params_word_readable<N>(w, col0, cols)) {
-    load_column_params_by_words<N>(w + col0, out);
-  } else {
-#pragma unroll
-    for (int j = 0; j < N; ++j) {
-      const int64_t c = col0 + j;
-      out[j] = (c >= 0 && c < cols) ? to_float(w[c]) : 0.0f;
+    return;
+  }
+  if constexpr (column_params_by_words<N, W>) {
+    if (whole && column_params_word_readable<N>(w, col0, cols)) {
+      load_column_params_by_words<N>(w + col0, out);
+      return;
     }
+  }
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const int64_t c = col0 + j;
+    out[j] = (c >= 0 && c < cols) ? to_float(w[c]) : 0.0f;
   }
 }
 
