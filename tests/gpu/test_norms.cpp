@@ -842,8 +842,8 @@ TEST_CASE("fused_add_rms_norm: agrees with residual += x then rms_norm in every 
 // --- the staged strategy ---------------------------------------------------------------------------
 
 TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 256 threads) staged in shared "
-          "memory (cluster sizes, uneven last segment, few and many rows, strides, in place; misaligned rows fall "
-          "back)",
+          "memory (cluster sizes, uneven last segment, few and many rows, strides, in place, rows that start or end "
+          "inside a pack; rows whose heads differ fall back)",
           "[gpu][norms]") {
   seeded_rng rng("norms staged");
   INFO(rng.describe());
@@ -862,8 +862,9 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
       {dtype::f16, 131072 + 8, 5, strided(8)},        // 16-byte aligned stride; uneven segments
       {dtype::bf16, 40008, many, in_place()},         // 5001 packs: the last CTA's segment is shorter
       {dtype::bf16, 262144, 3, contiguous()},         // the largest cluster
-      {dtype::f32, 65536, 2, offset_both(1)},         // rows start mid-pack: not staged
-      {dtype::bf16, 65536 + 3, 3, contiguous()},      // a partial last pack: not staged
+      {dtype::f32, 65536, 2, offset_both(1)},         // rows start mid-pack (few rows)
+      {dtype::bf16, 65536 + 3, 3, contiguous()},      // a partial last pack (few rows)
+      {dtype::bf16, 40008, many, strided(1)},         // heads differ from row to row: not staged
       {dtype::bf16, 12280, many, contiguous()},       // fused only: one CTA would take 384 threads
                                                       // (12288 fills 192 x 64 values: wide, not staged)
       {dtype::f16, 10000, many, strided(8)},          // fused only: 1250 packs, uneven segments
@@ -875,8 +876,11 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
       c.layout = (op == norm_op::fused_add_rms_norm && sc.layout.in_place) ? offset_both(0) : sc.layout;
       const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
       INFO(describe(pl));
-      const bool aligned = c.layout.in_offset == 0 && c.layout.in_pad % widest_pack(c.t) == 0 &&
-                           c.cols % widest_pack(c.t) == 0;
+      // The staged kernel needs 16-byte packs (every matrix at one phase) and one head for all rows
+      // (strides a multiple of the pack); rows may start and end inside a pack.
+      const int64_t n = widest_pack(c.t);
+      const bool aligned = (c.layout.in_offset - c.layout.out_offset) % n == 0 && c.layout.in_pad % n == 0 &&
+                           c.layout.out_pad % n == 0;
       const int64_t row_bytes = c.cols * elem_bytes(c.t) * traits_of(op).inputs;
       // Long rows; and 16-bit fused rows that one CTA of more than 256 threads would hold (policy.hpp
       // clustered_rows_rules, the staged rule: 8193-12288 columns) where they fill no wide config
@@ -888,6 +892,33 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
       if (!aligned) CHECK(pl.kind != dsp::strategy::staged);
       // Few rows may instead be spread over a cluster in registers (when a segment fits them).
       if (c.rows >= dev.sm_count) CHECK((pl.kind == dsp::strategy::staged) == (dev.clusters && aligned && fits));
+      combo(c, k++);
+      run_case(c, rng);
+    }
+  // Many rows with partial edge packs (kernels/stage_edge_pack.cuh), on the plan of their aligned
+  // twin (a row of the same packs): one element past a boundary (2-byte lone elements at both
+  // ends; 4-byte words), an odd head with a whole last pack.
+  struct edge_case {
+    dtype t;
+    int64_t cols;
+    int64_t rows;
+    int64_t offset;
+    int64_t twin_cols;
+  };
+  const edge_case edge_cases[] = {{dtype::bf16, 65536 - 8, many, 1, 65536 - 8},
+                                  {dtype::f16, 40000 + 5, many, 3, 40000 + 8},
+                                  {dtype::f32, 152064, dev.sm_count + 5, 1, 152064}};
+  for (const edge_case& ec : edge_cases)
+    for (norm_op op : {norm_op::rms_norm, norm_op::fused_add_rms_norm}) {
+      norm_case c = case_of(op, ec.t, ec.rows, ec.cols, stream.get());
+      c.layout = offset_both(ec.offset);
+      const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
+      const dsp::plan twin = plan_of(c.t, c.rows, ec.twin_cols, contiguous(), dev, traits_of(op));
+      INFO(describe(pl));
+      INFO("aligned twin: " << describe(twin));
+      CHECK(pl.kind == twin.kind);
+      CHECK(pl.cluster == twin.cluster);
+      if (dev.clusters && op == norm_op::rms_norm) CHECK(pl.kind == dsp::strategy::staged);
       combo(c, k++);
       run_case(c, rng);
     }

@@ -385,8 +385,8 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in register
     for (bool log : {false, true}) run_case({dtype::f32, log, many, cols, layout, row_kind::random, stream.get()}, rng);
   }
   // 16-bit rows over clusters in registers (also rows one CTA of more than 256 threads would hold),
-  // fp32 up to 512 KiB; longer rows: staged (aligned) or streaming over a cluster of >= 64 KiB
-  // segments (with sm_count + 5 rows, clusters of 8 and 16 loop).
+  // fp32 up to 512 KiB; longer rows: staged over a cluster of >= 64 KiB segments (with sm_count + 5
+  // rows, clusters of 8 and 16 loop).
   struct split_case {
     dtype t;
     int64_t rows;
@@ -409,9 +409,14 @@ TEST_CASE("softmax/log_softmax: many long rows split over a cluster (in register
       // cluster (>= 64 KiB per CTA)
       {dtype::f16, dev.sm_count + 5, 152064, contiguous(), dsp::strategy::staged, 4},
       {dtype::f32, dev.sm_count + 5, 262144 + 4, in_place(), dsp::strategy::staged, 16},
-      // misaligned: streaming; 16 CTAs of one chunk each and a one-pack tail (the 2-pack body)
-      {dtype::f32, dev.sm_count + 5, 152064 + 4, offset_both(1), dsp::strategy::streaming, 8},
-      {dtype::f32, dev.sm_count + 5, 262144 + 4, offset_both(1), dsp::strategy::streaming, 16},
+      // one element past a 16-byte boundary: staged too, the head pack and the partial last pack
+      // staged by words (kernels/stage_edge_pack.cuh); the last CTA holds a one-pack tail
+      {dtype::f32, dev.sm_count + 5, 152064 + 4, offset_both(1), dsp::strategy::staged, 8},
+      {dtype::f32, dev.sm_count + 5, 262144 + 4, offset_both(1), dsp::strategy::staged, 16},
+      {dtype::bf16, dev.sm_count + 5, 152064, offset_both(1), dsp::strategy::staged, 4},
+      {dtype::f16, dev.sm_count + 5, 152064 + 3, offset_both(3), dsp::strategy::staged, 4},
+      // rows whose heads differ (stride not a multiple of the pack): streaming
+      {dtype::f32, dev.sm_count + 5, 262144 + 4, strided(1), dsp::strategy::streaming, 16},
   };
   for (const split_case& sc : splits) {
     const auto p = plan_of(sc.t, sc.rows, sc.cols, sc.layout, dev);
@@ -462,8 +467,8 @@ TEST_CASE("softmax/log_softmax: adversarial rows (logit 120 / span 200 / all -in
       }
 }
 
-TEST_CASE("softmax/log_softmax: adversarial rows on the staged strategy (many aligned long rows: the two "
-          "sweeps of pass 1, the packed max, a segment's unguarded steps and its guarded tail)",
+TEST_CASE("softmax/log_softmax: adversarial rows on the staged strategy (many long rows: the two sweeps of "
+          "pass 1, the packed max, a segment's unguarded steps and its guarded tail, partial edge packs)",
           "[gpu][softmax]") {
   seeded_rng rng("softmax staged adversarial");
   INFO(rng.describe());
@@ -482,7 +487,10 @@ TEST_CASE("softmax/log_softmax: adversarial rows on the staged strategy (many al
                                {dtype::bf16, 152064, in_place()},
                                {dtype::f16, 152064, strided(8)},
                                {dtype::f16, 70000, contiguous()},
-                               {dtype::bf16, 262144, contiguous()}};
+                               {dtype::bf16, 262144, contiguous()},
+                               // a row's head and last pack partial: an adversarial element there
+                               {dtype::bf16, 152064, offset_both(1)},
+                               {dtype::f32, 152064 + 2, offset_both(3)}};
   for (const staged_case& c : cases) {
     const auto p = plan_of(c.t, rows, c.cols, c.layout, dev);
     INFO(describe(p));

@@ -131,7 +131,9 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
     case dsp::strategy::staged:
       if (!p.staged_op) return "staged plan for an op that did not choose it";
       if (dev.cc_major < 9) return "staged plan before sm_90";
-      if (p.head != 0 || p.cols % n != 0 || n * p.elem_bytes != 16) return "staged plan for rows not 16-byte aligned";
+      if (p.head < 0 || n * p.elem_bytes != 16) return "staged plan for rows of differing heads or narrow packs";
+      if (packs_of(p.cols, n, p.head) < 2) return "staged plan for a row of one pack";
+      if (pl.partial_packs != (p.head != 0 || p.cols % n != 0)) return "staged plan: partial_packs";
       if (pl.dynamic_smem != int64_t{dsp::staged_stages} * p.row_inputs * pl.segment_packs * 16)
         return "dynamic_smem != stages * inputs * segment * 16";
       if (pl.dynamic_smem > cache_bytes) return "dynamic_smem > max_smem_optin - 2 KiB";
@@ -139,9 +141,13 @@ std::string plan_error(const dsp::problem& p, const dsp::plan& pl, const dsp::de
       // segments, or past the device's largest cluster: up to their long_rows_stage_rules limit
       // over that many CTAs); those without stage the streaming rule's segments (>= 64 KiB, many
       // rows only).
-      if (p.column_params && pl.segment_packs * 16 * p.row_inputs > dsp::staged_segment_bytes) {
+      // A row that starts inside a pack counts one pack fewer against a budget: its aligned
+      // twin's (the stage holds the extra pack on top).
+      const int64_t budget_segment = (packs_of(p.cols, n, p.head) - (p.head > 0 ? 1 : 0) + pl.cluster - 1) / pl.cluster;
+      if (pl.segment_packs - budget_segment > 1) return "segment more than one pack past the budget's";
+      if (p.column_params && budget_segment * 16 * p.row_inputs > dsp::staged_segment_bytes) {
         if (pl.cluster != dsp::cluster_limit(dev, dsp::max_cluster) ||
-            pl.segment_packs * 16 * p.row_inputs > dsp::long_rows_stage_bytes(p))
+            budget_segment * 16 * p.row_inputs > dsp::long_rows_stage_bytes(p))
           return "segment over the staging budget";
         if (dsp::spread_cluster(p, dsp::row_packs_for(p.cols, n, p.head), dev) > 1) return "larger stages for few rows";
       }
@@ -364,7 +370,7 @@ TEST_CASE("plan_rows: ops that stage long rows (one or two inputs) get valid pla
           }
 }
 
-TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of ops that choose it",
+TEST_CASE("plan_rows: the staged strategy takes exactly the long rows of ops that choose it",
           "[host][plan]") {
   // The rms_norm family (weights): 32 KiB segments.
   auto plan = [](const dsp::device_limits& dev, int64_t cols, int elem_bytes, int head, bool staged_op, int inputs) {
@@ -393,13 +399,22 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   CHECK(pl.cluster == 4);
   CHECK(pl.threads_per_row == 256);
   CHECK(pl.packs_per_thread == 8);
-  // Not staged: ops that did not choose it, misaligned rows, rows that L2 serves, no sm_90.
-  // (Misaligned rows of whole packs wrap their last pack onto the head pack and are held in
-  // registers as the aligned rows of the same width are where a rule says so.)
-  CHECK(plan(h200, 65536 + 8, 2, 0, false, 1).kind == dsp::strategy::streaming);
+  // Rows that start or end inside a pack stage too (the kernel's Edges instance), on their aligned
+  // twin's cluster (staged_budget_packs); misaligned rows of whole packs that a registers rule
+  // holds wrap their last pack onto the head pack and keep the aligned rows' registers plan.
+  pl = plan(h200, 65536 - 8, 2, 1, true, 1);
+  CHECK(pl.kind == dsp::strategy::staged);
+  CHECK(pl.cluster == 4);
+  CHECK(pl.partial_packs);
+  CHECK(!plan(h200, 65536 - 8, 2, 0, true, 1).partial_packs);
+  pl = plan(h200, 65536 + 3, 2, 0, true, 1);
+  CHECK(pl.kind == dsp::strategy::staged);
+  CHECK(pl.partial_packs);
   CHECK(plan(h200, 65536, 2, 1, true, 1).kind == dsp::strategy::registers);
+  // Not staged: ops that did not choose it, rows whose heads differ, rows that L2 serves, no sm_90.
+  CHECK(plan(h200, 65536 + 8, 2, 0, false, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 65536 + 8, 2, 1, false, 1).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 65536 + 3, 2, 0, true, 1).kind == dsp::strategy::streaming);
+  CHECK(plan(h200, 65536 - 8, 2, -1, true, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 32768, 2, 0, true, 1).kind != dsp::strategy::staged);
   CHECK(plan(h200, 32768, 4, 0, true, 2).kind == dsp::strategy::staged);
   // fp32 rms_norm rows of 64 KiB - 512 KiB go over a cluster in registers (clustered_rows_rules).
@@ -419,10 +434,11 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   CHECK(plan(h200, 393216 + 8, 2, 0, true, 1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 262144, 2, 0, true, 2).kind == dsp::strategy::staged);
   CHECK(plan(h200, 262144 + 8, 2, 0, true, 2).kind == dsp::strategy::streaming);
-  CHECK(plan(h200, 262144 - 8, 2, 3, true, 2).kind != dsp::strategy::staged);
+  CHECK(plan(h200, 262144 - 8, 2, 3, true, 2).kind == dsp::strategy::staged);
+  CHECK(plan(h200, 262144 - 8, 2, -1, true, 2).kind != dsp::strategy::staged);
   // 16-bit fused rows that one CTA of more than 256 threads would hold (alone on its SM at 128
   // registers) and that fill no wide config: staged over 2 CTAs (policy.hpp clustered_rows_rules,
-  // staged); not at 256 threads, not fp32, not rms_norm, not misaligned, not without sm_90. Those
+  // staged); not at 256 threads, not fp32, not rms_norm, not without sm_90. Those
   // that fill one (12288 = 192 x 64 values) go wide (wide_rows_rules), below.
   pl = plan(h200, 12280, 2, 0, true, 2);
   CHECK(pl.kind == dsp::strategy::staged);
@@ -436,7 +452,8 @@ TEST_CASE("plan_rows: the staged strategy takes exactly the long aligned rows of
   CHECK(plan(h200, 12288, 4, 0, true, 2).kind == dsp::strategy::registers);
   CHECK(plan(h200, 12288, 2, 0, true, 1).kind == dsp::strategy::registers);
   CHECK(plan(h200, 12288, 2, 3, true, 2).kind != dsp::strategy::staged);
-  CHECK(plan(h200, 12000 + 3, 2, 0, true, 2).kind == dsp::strategy::registers);
+  CHECK(plan(h200, 12000 + 3, 2, 0, true, 2).kind == dsp::strategy::staged);  // a partial last pack
+  CHECK(plan(h200, 12000 + 3, 2, -1, true, 2).kind == dsp::strategy::registers);
   CHECK(plan(a100_like(), 12288, 2, 0, true, 2).kind == dsp::strategy::registers);
 }
 
@@ -471,8 +488,13 @@ TEST_CASE("plan_rows: ops without weights that stage (softmax) stage many long r
       CHECK(pl.dynamic_smem + dsp::static_smem_reserve <= h200.max_smem_optin);
     }
   }
-  // Not staged: misaligned rows, few rows (they spread), no clusters.
-  CHECK(plan(h200, 100000, 152064, 4, 1).kind == dsp::strategy::streaming);
+  // A row one element past a boundary stages on the aligned row's cluster.
+  const dsp::plan offset = plan(h200, 100000, 152064, 4, 1);
+  CHECK(offset.kind == dsp::strategy::staged);
+  CHECK(offset.cluster == 8);
+  CHECK(offset.partial_packs);
+  // Not staged: rows whose heads differ, few rows (they spread), no clusters.
+  CHECK(plan(h200, 100000, 152064, 4, -1).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 8, 152064, 4, 0).kind != dsp::strategy::staged);
   CHECK(plan(a100_like(), 100000, 152064, 4, 0).kind == dsp::strategy::streaming);
 }
@@ -598,8 +620,8 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
     CHECK(pl.threads_per_row * 32 * 16 == cols);
   }
   // Not: segments that fill it partly (staged over 16 CTAs with larger stages:
-  // long_rows_stage_rules), rows past 16 x 256 x 32 values (they stream), rows the stage takes,
-  // rows with a partial last pack (the stage cannot move them; they stream).
+  // long_rows_stage_rules), rows past 16 x 256 x 32 values (they stream), rows the stage takes.
+  // Rows with a partial last pack follow the same rules (the staged kernel's Edges instance).
   for (int64_t cols : {65536 + 4, 65536 + 128, 100000, 106496}) {
     INFO("fused fp32 cols " << cols);
     pl = fused_plan_for(h200, 100000, cols, 4);
@@ -608,8 +630,11 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
   }
   CHECK(fused_plan_for(h200, 100000, 131072 + 4, 4).kind == dsp::strategy::streaming);
   CHECK(fused_plan_for(h200, 100000, 65536 - 4, 4).kind == dsp::strategy::staged);
-  CHECK(plan_for(h200, 100000, 32768 - 2, 4, 4, 0, true, true, {}, 2).kind == dsp::strategy::streaming);
-  CHECK(plan_for(h200, 100000, 131072 - 2, 4, 4, 0, true, true, {}, 2).kind == dsp::strategy::streaming);
+  CHECK(plan_for(h200, 100000, 32768 - 2, 4, 4, 0, true, true, {}, 2).kind == dsp::strategy::staged);
+  pl = plan_for(h200, 100000, 131072 - 2, 4, 4, 0, true, true, {}, 2);
+  CHECK(pl.kind == dsp::strategy::registers);
+  CHECK(pl.cluster == 16);
+  CHECK(plan_for(h200, 100000, 131072 - 2, 4, 4, -1, true, true, {}, 2).kind == dsp::strategy::streaming);
   CHECK(fused_plan_for(a100_like(), 100000, 131072, 4).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 100000, 32768, 4, 1, 0, true, false).kind == dsp::strategy::streaming);
   CHECK(plan(h200, 100000, 16384, 2, 1, 0, true, false).kind == dsp::strategy::streaming);

@@ -636,6 +636,10 @@ inline std::vector<sanitizer_pick> sanitizer_picks(const dsp::device_limits& dev
       {regime::streaming_cluster, dtype::bf16, 1, contiguous()},
       // Only ops that stage long rows reach it (the rms_norm family; sanitizer_cols with rms_op).
       {regime::staged, dtype::bf16, many, contiguous()},
+      // Rows one element past a 16-byte boundary, staged with partial edge packs
+      // (kernels/stage_edge_pack.cuh): 2-byte lone elements stored a row step later, 4-byte words.
+      {regime::staged, dtype::f16, many, offset_both(1)},
+      {regime::staged, dtype::f32, many, offset_both(1)},
   };
 }
 

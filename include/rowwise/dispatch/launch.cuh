@@ -81,10 +81,13 @@ row_kernel_fn<Op, T> kernel_for(const plan& pl) {
       return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll_for(N), false>;
     case strategy::staged:
       // Only 16-byte packs are staged (plan.hpp: stageable); other widths never get here.
-      if constexpr (N * sizeof(T) == 16)
+      if constexpr (N * sizeof(T) == 16) {
+        if (pl.partial_packs)
+          return &kernels::staged_kernel<Op, T, N, staged_block, staged_stages, staged_unroll_for(N),
+                                         staged_min_blocks, true>;
         return &kernels::staged_kernel<Op, T, N, staged_block, staged_stages, staged_unroll_for(N),
-                                       staged_min_blocks>;
-      else
+                                       staged_min_blocks, false>;
+      } else
         return nullptr;
   }
   return nullptr;

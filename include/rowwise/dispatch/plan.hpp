@@ -60,6 +60,8 @@ struct plan {
   int64_t max_useful_blocks = 0;  // CTAs that still get a row (the launcher caps by occupancy)
   bool persistent = false;        // grid sized by occupancy, blocks loop over row steps; else
                                   // one CTA (cluster) per row step
+  bool partial_packs = false;     // staged: rows start or end inside a pack (the kernel's
+                                  // Edges instance, kernels/staged_kernel.cuh)
   bool valid = false;             // false only if no strategy can run the problem
 };
 
@@ -247,11 +249,12 @@ constexpr plan make_chunked_plan(const problem& p, bool cached, int cluster, int
                            cached ? segment * p.elem_bytes * p.pack_elems : 0, cluster > 1);
 }
 
-/// Rows the staged kernel can move: its 16-byte copies need every row to start 16-byte aligned
-/// and to be a whole number of 16-byte packs; it exchanges partials by sm_90 cluster stores.
+/// Rows the staged kernel can move: 16-byte packs, every row with the same head (its partial
+/// packs, if any, at the same places), at least two packs; it exchanges partials by sm_90
+/// cluster stores.
 constexpr bool staged_layout(const problem& p, const device_limits& dev) {
-  return p.staged_op && dev.cc_major >= 9 && p.head == 0 && p.pack_elems * p.elem_bytes == 16 &&
-         p.cols % p.pack_elems == 0;
+  return p.staged_op && dev.cc_major >= 9 && p.head >= 0 && p.pack_elems * p.elem_bytes == 16 &&
+         row_packs_for(p.cols, p.pack_elems, p.head) >= 2;
 }
 
 /// Long rows the staged strategy takes: rows it can move that read more than
@@ -263,18 +266,26 @@ constexpr bool stageable(const problem& p, const device_limits& dev) {
 /// A staged plan: `cluster` CTAs per row, each staging `segment` packs of every input per stage.
 /// Persistent: each CTA keeps its next rows' loads in flight.
 constexpr plan make_staged_plan(const problem& p, int cluster, int64_t segment) {
-  return make_segment_plan(p, strategy::staged, staged_block, staged_unroll_for(p.pack_elems), cluster,
-                           segment, static_cast<int64_t>(staged_stages) * p.row_inputs * segment * 16, true);
+  plan pl = make_segment_plan(p, strategy::staged, staged_block, staged_unroll_for(p.pack_elems), cluster,
+                              segment, static_cast<int64_t>(staged_stages) * p.row_inputs * segment * 16, true);
+  pl.partial_packs = p.head != 0 || p.cols % p.pack_elems != 0;
+  return pl;
 }
 
+/// The packs of a staged row that count against a stage budget: a row that starts inside a pack
+/// (head > 0) spans one pack more than its aligned twin, which its stage holds on top (16 bytes
+/// per input and stage), so that it takes the aligned row's cluster (a 16384-column fp32
+/// fused_add_rms_norm row one element past a boundary: 4 CTAs, not 8).
+constexpr int64_t staged_budget_packs(const problem& p, int64_t packs) { return p.head > 0 ? packs - 1 : packs; }
+
 /// The smallest cluster (from `from`, powers of two) whose CTAs stage their segment of every
-/// input within `budget` bytes per stage (staged_segment_bytes unless a rule allows more); 0 when
-/// none does.
+/// input within `budget` bytes per stage (staged_segment_bytes unless a rule allows more;
+/// staged_budget_packs); 0 when none does.
 constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t packs, int from,
                              int64_t budget = staged_segment_bytes) {
   for (int c = from; c <= cluster_limit(dev, max_cluster); c *= 2) {
     if (c > 1 && !dev.clusters) return 0;
-    if (ceil_div(packs, c) * 16 * p.row_inputs <= budget) return c;
+    if (ceil_div(staged_budget_packs(p, packs), c) * 16 * p.row_inputs <= budget) return c;
   }
   return 0;
 }
@@ -307,18 +318,21 @@ constexpr plan clustered_registers_plan(const problem& p, const device_limits& d
 constexpr plan clustered_rows_plan(const problem& p, const device_limits& dev, int64_t packs,
                                    int one_cta_block = 0) {
   if (!dev.clusters || p.pack_elems * p.elem_bytes != 16) return plan{};
+  // `packs` counts a registers kernel's packs (wrapped rows); the staged kernel's own.
+  const int64_t staged_packs = row_packs_for(p.cols, p.pack_elems, p.head);
   for (const clustered_rows_rule& rule : clustered_rows_rules) {
     if (rule.elem_bytes != p.elem_bytes || (rule.ops & op_kind_of(p)) == 0 ||
         p.cols * p.elem_bytes < rule.min_row_bytes || p.column_param_count < rule.min_weights)
       continue;
-    if (rule.past_stage_budget && (!staged_layout(p, dev) || staged_cluster(p, dev, packs, 1) > 0)) continue;
+    if (rule.past_stage_budget && (!staged_layout(p, dev) || staged_cluster(p, dev, staged_packs, 1) > 0)) continue;
     if (one_cta_block > 0 && (rule.split_above_block == 0 || one_cta_block <= rule.split_above_block))
       continue;
     if (rule.staged) {
       // Only rows one CTA would hold: longer ones follow the staged strategy's own rules.
       if (one_cta_block == 0 || !staged_layout(p, dev)) continue;
-      const int c = staged_cluster(p, dev, packs, 2);
-      if (c >= 2 && c <= cluster_limit(dev, rule.max_cluster)) return make_staged_plan(p, c, ceil_div(packs, c));
+      const int c = staged_cluster(p, dev, staged_packs, 2);
+      if (c >= 2 && c <= cluster_limit(dev, rule.max_cluster))
+        return make_staged_plan(p, c, ceil_div(staged_packs, c));
       continue;
     }
     for (int c = 2; c <= cluster_limit(dev, rule.max_cluster); c *= 2) {
@@ -503,8 +517,8 @@ constexpr plan few_rows_block_plan(const problem& p, const device_limits& dev, i
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   const int n = p.pack_elems;
   const int64_t packs = row_packs_for(p.cols, n, p.head);  // chunked and staged kernels
-  // Registers kernels (their rows wrapped). The staged plans below that take rpacks (the
-  // clustered-rows rules) only stage aligned rows, where the two counts agree.
+  // Registers kernels (their rows wrapped; the clustered-rows rules count the staged kernel's
+  // packs themselves where they stage).
   const int64_t rpacks = registers_row_packs_for(p.cols, n, p.head);
   const int64_t pack_bytes = static_cast<int64_t>(p.elem_bytes) * n;
   const int spread = spread_cluster(p, rpacks, dev);
@@ -529,7 +543,7 @@ constexpr plan plan_rows(const problem& p, const device_limits& dev) {
     if (const plan clustered = clustered_rows_plan(p, dev, rpacks); clustered.valid) return clustered;
   }
 
-  // Rows longer than a block's registers, aligned, on sm_90: staged (one read, one write), the
+  // Rows longer than a block's registers, on sm_90: staged (one read, one write), the
   // ops with weights in 32 KiB segments here, those without (many rows only) after the
   // clustered-rows rules below.
   if (stageable(p, dev) && p.column_params) {

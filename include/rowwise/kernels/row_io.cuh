@@ -42,6 +42,15 @@ __device__ __forceinline__ int64_t row_packs(int64_t cols, int head) {
   return (cols + head + N - 1) / N;
 }
 
+/// The slots of the pack at column col0 that hold row elements (inside [0, cols)), as bits.
+template <int N>
+__device__ __forceinline__ unsigned row_pack_slots(int64_t col0, int64_t cols) {
+  unsigned bits = 0;
+#pragma unroll
+  for (int j = 0; j < N; ++j) bits |= static_cast<unsigned>(col0 + j >= 0 && col0 + j < cols) << j;
+  return bits;
+}
+
 /// Load the pack starting at column col0 (may be negative for the head pack) as raw T. Returns
 /// the slots inside [0, cols) as bits (bit j: slot j); the others read nothing and hold `pad`
 /// (an op's neutral value, so that most ops reduce without looking at the mask).

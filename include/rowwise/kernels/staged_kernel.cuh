@@ -23,8 +23,16 @@
 // bulk loads and stores driven by a producer warp ran no faster than cp.async in the same kernel
 // structure. (That comparison predates the register cap of 18j; TMA was not re-measured with it.)
 //
-// Requirements (checked by the plan): every row starts 16-byte aligned and has a whole number of
-// 16-byte packs (N = 16 / sizeof(T), cols % N == 0).
+// Packs are aligned to memory, not to the row (row_io.cuh): pack p covers the columns
+// [p N - head, p N - head + N). Rows that start inside a pack (head > 0: a base pointer one
+// element past a 16-byte boundary) or end inside one (cols % N != 0) have partial packs at their
+// two ends, which the `Edges` instance stages by 4-byte words and stores element by element
+// (stage_edge_pack.cuh); every other pack is one 16-byte copy, load and store. Without Edges the
+// kernel has none of that code.
+//
+// Requirements (checked by the plan): 16-byte packs (N = 16 / sizeof(T)); every row has the same
+// head (row strides a multiple of N), the head of `io.in`, which every other matrix shares
+// (dispatch/alignment.hpp); Edges unless head == 0 and cols % N == 0; rows of at least two packs.
 #pragma once
 
 #include <type_traits>
@@ -35,6 +43,7 @@
 #include "rowwise/kernels/row_all_reduce.cuh"
 #include "rowwise/kernels/row_io.cuh"
 #include "rowwise/kernels/slot_mask.cuh"
+#include "rowwise/kernels/stage_edge_pack.cuh"
 #include "rowwise/primitives/async_copy.cuh"
 #include "rowwise/primitives/block_all_reduce.cuh"
 #include "rowwise/primitives/cluster_push_reduce.cuh"
@@ -57,7 +66,7 @@ struct op_sweeps : std::false_type {};
 template <class Op>
 struct op_sweeps<Op, std::enable_if_t<Op::sweeps>> : std::true_type {};
 
-template <class Op, class T, int N, int Block, int Stages, int Unroll, int MinBlocks>
+template <class Op, class T, int N, int Block, int Stages, int Unroll, int MinBlocks, bool Edges>
 __global__ void __launch_bounds__(Block, MinBlocks)
 staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
@@ -81,24 +90,66 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   const unsigned rank = cluster_cta_rank();
   const int64_t clusters = per_cluster(gridDim.x, csize);
   const int64_t first_row = per_cluster(blockIdx.x, csize);
-  const int64_t row_packs_n = io.cols / N;
-  const int64_t seg_begin = rank * segment_packs;
-  const int64_t seg_end0 = seg_begin + segment_packs;
-  const int64_t seg_end = seg_end0 < row_packs_n ? seg_end0 : row_packs_n;
-  const int seg_len = seg_end > seg_begin ? static_cast<int>(seg_end - seg_begin) : 0;
-  const int64_t seg_col = seg_begin * N;
+  // Every row's head is io.in's (see the requirements).
+  const staged_segment<N, Edges> seg(io.cols, Edges ? row_head<N>(io.in) : 0, segment_packs, rank);
+  const int seg_len = seg.len;
+  const int64_t seg_col = seg.col;
+  const int edge_first = seg.edge_first;
+  const int edge_last = seg.edge_last;
   auto region = [&](int stage, int which) { return stages + (stage * regions + which) * segment_packs; };
+  auto is_edge = [&](int p) { return seg.edge(p); };
+  auto owns = [&](int p) { return p >= 0 && p % Block == tid; };
+  auto row_of = [&](int which, int64_t row) -> const T* {
+    return which == 0 ? io.in + row * io.in_stride : io.residual + row * io.residual_stride;
+  };
+  auto pad_of = [](int which) { return from_float<T>(which == 0 ? Op::pad : 0.0f); };
+  // 2-byte elements of the last copied row's partial packs whose word-mates lie outside the row
+  // (stage_edge_pack.cuh): loaded by that copy, stored by the next one, a row step later (before
+  // the row's pass 1: Stages >= 3). [input][first / last partial pack]
+  T lone[regions][2];
+  int lone_stage = -1;
+  auto store_lones = [&]() {
+    if constexpr (Edges && sizeof(T) == 2) {
+      if (lone_stage >= 0) {
+#pragma unroll
+        for (int r = 0; r < regions; ++r) {
+          if (owns(edge_first))
+            store_edge_lone<T, N>(region(lone_stage, r)[edge_first].v, seg_col + edge_first * N, io.cols,
+                                  lone[r][0], pad_of(r));
+          if (owns(edge_last) && edge_last != edge_first)
+            store_edge_lone<T, N>(region(lone_stage, r)[edge_last].v, seg_col + static_cast<int64_t>(edge_last) * N,
+                                  io.cols, lone[r][1], pad_of(r));
+        }
+      }
+      lone_stage = -1;
+    }
+  };
   // A thread copies, and later reads, only its own packs p = tid + i * Block of the segment: its
   // own cp.async.wait_group makes them visible to it, no barrier needed.
   auto copy_row = [&](int stage, int64_t row) {
+    store_lones();
     if (row < io.rows) {
       const T* in_seg = io.in + row * io.in_stride + seg_col;
       const T* res_seg = fused ? io.residual + row * io.residual_stride + seg_col : nullptr;
       pack* xs = region(stage, 0);
       pack* rs = region(stage, regions - 1);
       for (int p = tid; p < seg_len; p += Block) {
+        if (is_edge(p)) continue;
         async_copy::copy16(xs + p, in_seg + static_cast<int64_t>(p) * N);
         if constexpr (fused) async_copy::copy16(rs + p, res_seg + static_cast<int64_t>(p) * N);
+      }
+      if constexpr (Edges) {
+        // The partial packs once the whole ones are in flight.
+#pragma unroll
+        for (int r = 0; r < regions; ++r) {
+          if (owns(edge_first))
+            lone[r][0] = stage_edge_pack<T, N>(region(stage, r)[edge_first].v, row_of(r, row),
+                                               seg_col + edge_first * N, io.cols, pad_of(r));
+          if (owns(edge_last) && edge_last != edge_first)
+            lone[r][1] = stage_edge_pack<T, N>(region(stage, r)[edge_last].v, row_of(r, row),
+                                               seg_col + static_cast<int64_t>(edge_last) * N, io.cols, pad_of(r));
+        }
+        lone_stage = stage;
       }
     }
     async_copy::commit();  // one group per row step, empty or not, so the counts below hold
@@ -195,12 +246,16 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
             if constexpr (fused) {
               const pack stored = rounded_sum(xs[p], region(stage, 1)[p]);  // the op reduces that
               xs[p] = stored;
-              store_pack<stores>(res_row + static_cast<int64_t>(p) * N, stored);
+              if (is_edge(p))
+                store_row_pack<stores>(res_row - seg_col, seg_col + static_cast<int64_t>(p) * N, io.cols, stored);
+              else
+                store_pack<stores>(res_row + static_cast<int64_t>(p) * N, stored);
               pack_to_float(stored, pv);
             } else {
               pack_to_float(xs[p], pv);
             }
-            ok.set_pack(u * N, (1u << N) - 1u);
+            ok.set_pack(u * N, is_edge(p) ? row_pack_slots<N>(seg_col + static_cast<int64_t>(p) * N, io.cols)
+                                          : (1u << N) - 1u);
           } else {
 #pragma unroll
             for (int j = 0; j < N; ++j) pv[j] = Op::pad;
@@ -227,7 +282,10 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
           if (!decltype(guarded)::value || p < seg_len) {
             float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
             op.apply(pv, seg_col + static_cast<int64_t>(p) * N, st);
-            store_whole_pack<store_policy::vector>(out_row + static_cast<int64_t>(p) * N, pv);
+            if (is_edge(p))
+              store_row_pack<store_policy::vector>(out_row - seg_col, seg_col + static_cast<int64_t>(p) * N, io.cols, pv);
+            else
+              store_whole_pack<store_policy::vector>(out_row + static_cast<int64_t>(p) * N, pv);
           }
         }
       });
@@ -246,7 +304,10 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
           if (p < seg_len) {
             float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
             op.apply(pv, seg_col + static_cast<int64_t>(p) * N, st);
-            store_whole_pack<stores>(out_row + static_cast<int64_t>(p) * N, pv);
+            if (is_edge(p))
+              store_row_pack<stores>(out_row - seg_col, seg_col + static_cast<int64_t>(p) * N, io.cols, pv);
+            else
+              store_whole_pack<stores>(out_row + static_cast<int64_t>(p) * N, pv);
           }
         }
       }
