@@ -26,6 +26,7 @@
 #include <rowwise/dispatch/policy.hpp>
 
 #include "support/device_models.hpp"
+#include "support/plan_problems.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -40,6 +41,8 @@ namespace dsp = rowwise::dispatch;
 using rowwise_test::a100_like;
 using rowwise_test::h200_capped;
 using rowwise_test::h200_like;
+using rowwise_test::plan_problem;
+using rowwise_test::weights_desc;
 
 int64_t packs_of(int64_t cols, int n, int head) { return (cols + (head < 0 ? n - 1 : head) + n - 1) / n; }
 
@@ -165,29 +168,6 @@ struct sweep_result {
   int64_t failures = 0;
   std::string first;
 };
-
-/// Per-column parameters of an op, as run_rows describes them to the plan.
-struct weights_desc {
-  int count = 0;  // parameter vectors (layer_norm 2, rms_norm 1)
-  int bytes = 0;  // bytes per element of each
-};
-
-/// A problem as run_rows describes it to the plan.
-dsp::problem plan_problem(int64_t rows, int64_t cols, int elem_bytes, int n, int head, bool staged_op, weights_desc w,
-                          int row_inputs) {
-  dsp::problem p;
-  p.rows = rows;
-  p.cols = cols;
-  p.elem_bytes = elem_bytes;
-  p.pack_elems = n;
-  p.head = head;
-  p.staged_op = staged_op;
-  p.column_params = w.count > 0;
-  p.column_param_count = w.count;
-  p.column_param_bytes = w.bytes;
-  p.row_inputs = row_inputs;
-  return p;
-}
 
 /// Every cols in [1, max_cols] for one (rows, elem_bytes, pack, head) on dev.
 void sweep(const dsp::device_limits& dev, int64_t rows, int elem_bytes, int n, int head, int64_t max_cols,

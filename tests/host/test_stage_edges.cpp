@@ -20,6 +20,7 @@
 #include <rowwise/kernels/stage_edge_pack.cuh>
 
 #include "support/device_models.hpp"
+#include "support/plan_problems.hpp"
 
 #include <cstdint>
 #include <string>
@@ -71,6 +72,27 @@ std::string check_edge_words(int64_t col0, int64_t cols, bool first_and_last, st
   return "";
 }
 
+/// Every pack of a row of `cols` elements with this head, whole ones by their N elements and
+/// partial ones by check_edge_words (rows of one pack are partial at both ends): each element of
+/// the row reached once, nothing outside it.
+template <int ElemBytes, int N>
+std::string check_row_words(int64_t cols, int head) {
+  std::vector<int> seen(static_cast<size_t>(cols), 0);
+  const int64_t packs = (cols + head + N - 1) / N;
+  for (int64_t p = 0; p < packs; ++p) {
+    const int64_t col0 = p * N - head;
+    if (col0 >= 0 && col0 + N <= cols) {
+      for (int j = 0; j < N; ++j) ++seen[static_cast<size_t>(col0 + j)];
+    } else if (const std::string e = check_edge_words<ElemBytes, N>(col0, cols, packs == 1, seen); !e.empty()) {
+      return "pack at column " + std::to_string(col0) + ": " + e;
+    }
+  }
+  for (int64_t c = 0; c < cols; ++c)
+    if (seen[static_cast<size_t>(c)] != 1) return "column " + std::to_string(c) + " reached " +
+                                                  std::to_string(seen[static_cast<size_t>(c)]) + " times";
+  return "";
+}
+
 /// A staged row of `cols` columns with this head over `cluster` CTAs of `segment` packs.
 template <int ElemBytes, bool Edges>
 std::string check_staged_row(int64_t cols, int head, int cluster, int64_t segment) {
@@ -112,17 +134,9 @@ void check_cols(int64_t cols, int elem_bytes, int& checked) {
   for (const op_shape op : {op_shape{false, 1}, op_shape{true, 1}, op_shape{true, 2}})
     for (int64_t rows : {int64_t{8}, int64_t{100000}})
       for (int head = 0; head < n; ++head) {
-        dsp::problem p;
-        p.rows = rows;
-        p.cols = cols;
-        p.elem_bytes = elem_bytes;
-        p.pack_elems = n;
-        p.head = head;
-        p.row_inputs = op.inputs;
-        p.staged_op = true;
-        p.column_params = op.column_params;
-        p.column_param_count = op.column_params ? 1 : 0;
-        p.column_param_bytes = op.column_params ? elem_bytes : 0;
+        const dsp::problem p = rowwise_test::plan_problem(
+            rows, cols, elem_bytes, n, head, /*staged_op=*/true,
+            rowwise_test::weights_desc{op.column_params ? 1 : 0, op.column_params ? elem_bytes : 0}, op.inputs);
         const dsp::plan pl = dsp::plan_rows(p, dev);
         if (pl.kind != dsp::strategy::staged) continue;
         const bool edges = pl.partial_packs;
@@ -162,45 +176,20 @@ TEST_CASE("staged rows: a partial pack's words, for every position of the row in
   // Rows of 1 to 40 elements, every pack they span (including rows of one pack, partial at both
   // ends): the words reach exactly the row's elements of the pack.
   int checked = 0;
-  for (int64_t cols = 1; cols <= 40; ++cols) {
+  for (int64_t cols = 1; cols <= 40; ++cols)
     for (int head = 0; head < 8; ++head) {
-      std::vector<int> seen2(static_cast<size_t>(cols), 0);
-      std::vector<int> seen4(static_cast<size_t>(cols), 0);
-      const int64_t packs8 = (cols + head + 7) / 8;
-      for (int64_t p = 0; p < packs8; ++p) {
-        const int64_t col0 = p * 8 - head;
-        std::string e;
-        if (col0 >= 0 && col0 + 8 <= cols) {
-          for (int j = 0; j < 8; ++j) ++seen2[static_cast<size_t>(col0 + j)];
-        } else {
-          e = check_edge_words<2, 8>(col0, cols, packs8 == 1, seen2);
-        }
-        INFO("2-byte, cols " << cols << ", head " << head << ", pack at " << col0 << ": " << e);
-        CHECK(e.empty());
+      const std::string e2 = check_row_words<2, 8>(cols, head);
+      INFO("2-byte elements, cols " << cols << ", head " << head << ": " << e2);
+      CHECK(e2.empty());
+      ++checked;
+      if (head < 4) {
+        const std::string e4 = check_row_words<4, 4>(cols, head);
+        INFO("4-byte elements, cols " << cols << ", head " << head << ": " << e4);
+        CHECK(e4.empty());
         ++checked;
       }
-      if (head < 4) {
-        const int64_t packs4 = (cols + head + 3) / 4;
-        for (int64_t p = 0; p < packs4; ++p) {
-          const int64_t col0 = p * 4 - head;
-          std::string e;
-          if (col0 >= 0 && col0 + 4 <= cols) {
-            for (int j = 0; j < 4; ++j) ++seen4[static_cast<size_t>(col0 + j)];
-          } else {
-            e = check_edge_words<4, 4>(col0, cols, packs4 == 1, seen4);
-          }
-          INFO("4-byte, cols " << cols << ", head " << head << ", pack at " << col0 << ": " << e);
-          CHECK(e.empty());
-        }
-      }
-      for (int64_t c = 0; c < cols; ++c) {
-        INFO("cols " << cols << ", head " << head << ", column " << c);
-        CHECK(seen2[static_cast<size_t>(c)] == 1);
-        if (head < 4) CHECK(seen4[static_cast<size_t>(c)] == 1);
-      }
     }
-  }
-  CHECK(checked > 300);
+  CHECK(checked == 40 * 12);
   // The cases the staged kernel meets (rows one element past a boundary): the head pack's first
   // element and, for lengths a multiple of N, the last pack's only one are lone 2-byte elements.
   using w8 = rk::edge_words<2, 8>;

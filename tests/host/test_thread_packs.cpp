@@ -17,6 +17,7 @@
 #include <rowwise/kernels/thread_pack_indices.cuh>
 
 #include "support/device_models.hpp"
+#include "support/plan_problems.hpp"
 
 #include <array>
 #include <cstdint>
@@ -147,17 +148,9 @@ void check_cols(int64_t cols, int elem_bytes, int& checked) {
   for (const op_shape& op : op_shapes)
     for (int64_t rows : {int64_t{1}, int64_t{100000}})
       for (int plan_head = -1; plan_head < n; ++plan_head) {
-        dsp::problem p;
-        p.rows = rows;
-        p.cols = cols;
-        p.elem_bytes = elem_bytes;
-        p.pack_elems = n;
-        p.head = plan_head;
-        p.row_inputs = op.row_inputs;
-        p.staged_op = op.staged_op;
-        p.column_params = op.weights > 0;
-        p.column_param_count = op.weights;
-        p.column_param_bytes = op.weights > 0 ? elem_bytes : 0;
+        const dsp::problem p = rowwise_test::plan_problem(
+            rows, cols, elem_bytes, n, plan_head, op.staged_op,
+            rowwise_test::weights_desc{op.weights, op.weights > 0 ? elem_bytes : 0}, op.row_inputs);
         const dsp::plan pl = dsp::plan_rows(p, dev);
         if (pl.kind != dsp::strategy::registers) continue;
         // Rows of a planned head have that head; rows planned for head -1 have any.

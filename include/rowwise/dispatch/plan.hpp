@@ -9,6 +9,7 @@
 #include "rowwise/dispatch/device_limits.hpp"
 #include "rowwise/dispatch/policy.hpp"
 #include "rowwise/kernels/column_stage_size.hpp"
+#include "rowwise/kernels/row_pack_span.hpp"
 
 ROWWISE_NAMESPACE_BEGIN
 namespace dispatch {
@@ -74,7 +75,7 @@ constexpr bool plan_needs_sm90_code(const plan& pl) { return pl.cluster > 1 || p
 /// (Planning every row for the worst case would give a 4096-column fp32 row 1025 packs and
 /// double its block.)
 constexpr int64_t row_packs_for(int64_t cols, int n, int head) {
-  return (cols + (head < 0 ? n - 1 : head) + n - 1) / n;
+  return kernels::row_pack_span(cols, n, head < 0 ? n - 1 : head);
 }
 
 /// Packs a row spans in a registers kernel, which wraps a row's partial last pack onto its partial
@@ -91,9 +92,7 @@ constexpr int64_t registers_row_packs_for(int64_t cols, int n, int head) {
     }
     return most;
   }
-  const int64_t packs = (cols + head + n - 1) / n;
-  const int64_t tail = (cols + head) % n;  // the last pack's elements, when it is partial
-  return head > 0 && tail > 0 && tail <= head && cols + head > n ? packs - 1 : packs;
+  return kernels::wrapped_row_pack_span(cols, n, head);
 }
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -51,7 +51,7 @@ chunked_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     T* out_row = io.out + row * io.out_stride;
     T* res_row = Op::fuses_residual ? io.residual + row * io.residual_stride : nullptr;
     const int head = row_head<N>(in_row);
-    const int64_t packs_in_row = row_packs<N>(io.cols, head);
+    const int64_t packs_in_row = row_pack_span(io.cols, N, head);
     const int64_t seg_begin = rank * segment_packs;
     const int64_t seg_end = seg_begin + segment_packs < packs_in_row ? seg_begin + segment_packs : packs_in_row;
 

@@ -12,6 +12,7 @@
 
 #include "rowwise/abi.hpp"
 #include "rowwise/kernels/column_stage_size.hpp"
+#include "rowwise/kernels/row_pack_span.hpp"
 #include "rowwise/numeric/pack.cuh"
 
 ROWWISE_NAMESPACE_BEGIN
@@ -34,12 +35,6 @@ struct row_io {
 template <int N, class T>
 __device__ __forceinline__ int row_head(const T* row_start) {
   return static_cast<int>((reinterpret_cast<uintptr_t>(row_start) / sizeof(T)) % N);
-}
-
-/// Number of packs a row of `cols` elements with this head spans.
-template <int N>
-__device__ __forceinline__ int64_t row_packs(int64_t cols, int head) {
-  return (cols + head + N - 1) / N;
 }
 
 /// The slots of the pack at column col0 that hold row elements (inside [0, cols)), as bits.

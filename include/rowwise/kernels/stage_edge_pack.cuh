@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "rowwise/abi.hpp"
+#include "rowwise/kernels/row_pack_span.hpp"
 #if defined(__CUDACC__)
 #include "rowwise/primitives/async_copy.cuh"
 #endif
@@ -83,7 +84,7 @@ struct staged_segment {
   int edge_last;   // the row's last pack, when partial and this segment's (its pack len - 1), or -1
 
   __host__ __device__ __forceinline__ staged_segment(int64_t cols, int head, int64_t segment_packs, unsigned rank) {
-    const int64_t row_packs = Edges ? (cols + head + N - 1) / N : cols / N;
+    const int64_t row_packs = Edges ? row_pack_span(cols, N, head) : cols / N;
     const int64_t begin = static_cast<int64_t>(rank) * segment_packs;
     const int64_t end0 = begin + segment_packs;
     const int64_t end = end0 < row_packs ? end0 : row_packs;

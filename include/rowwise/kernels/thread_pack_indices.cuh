@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "rowwise/abi.hpp"
+#include "rowwise/kernels/row_pack_span.hpp"
 
 ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
@@ -38,11 +39,9 @@ struct thread_packs {
       room = static_cast<int>(r);
     }
   }
-  /// The elements of a row's partial last pack that wrap onto its head pack (slots [0, tail)),
-  /// or 0: when the head pack is partial (head > 0), is not the last pack, and has room for them.
+  /// The elements of a row's partial last pack that wrap onto its head pack (row_pack_span.hpp).
   __host__ __device__ __forceinline__ static int wrapped_tail(int64_t cols, int head) {
-    const int t = static_cast<int>((cols + head) % N);
-    return N > 1 && head > 0 && t > 0 && t <= head && cols + head > N ? t : 0;
+    return wrapped_row_tail(cols, N, head);
   }
   /// The row's head (pack 0's columns before the row) when this thread's pack 0 is the row's head
   /// pack, from c0 (live anyway) rather than a register of its own.
