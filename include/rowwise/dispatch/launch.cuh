@@ -80,8 +80,9 @@ row_kernel_fn<Op, T> kernel_for(const plan& pl) {
     case strategy::streaming:
       return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll_for(N), false>;
     case strategy::staged:
-      // Only 16-byte packs are staged (plan.hpp: stageable); other widths never get here.
-      if constexpr (N * sizeof(T) == 16) {
+      // Only 16-byte packs of ops that stage long rows are staged (plan.hpp: staged_layout); no
+      // other instance is compiled (layer_norm had four that no plan could reach).
+      if constexpr (N * sizeof(T) == 16 && kernels::op_staged_long_rows<Op>::value) {
         if (pl.partial_packs)
           return &kernels::staged_kernel<Op, T, N, staged_block, staged_stages, staged_unroll_for(N),
                                          staged_min_blocks, true>;
