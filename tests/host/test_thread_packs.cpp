@@ -187,18 +187,17 @@ TEST_CASE("thread_packs: a registers plan's threads load and store every column 
 
 TEST_CASE("thread_packs: the wrap takes a partial last pack only into a partial head pack with room",
           "[host][plan]") {
-  using tp8 = rk::thread_packs<4, 32, 8, true>;
-  CHECK(tp8::wrapped_tail(1024, 1) == 1);  // 1 + 1023 + ... : the last pack holds 1 element
-  CHECK(tp8::wrapped_tail(1024, 7) == 7);
-  CHECK(tp8::wrapped_tail(1024, 0) == 0);  // aligned: nothing partial
-  CHECK(tp8::wrapped_tail(1025, 1) == 0);  // a last pack of 2 does not fit 1 free slot
-  CHECK(tp8::wrapped_tail(1023, 1) == 0);  // 1 + 1023: ends on a pack boundary
-  CHECK(tp8::wrapped_tail(5, 4) == 1);     // 4 free + 5 columns: packs [-4, 4) and [4, 12)
-  CHECK(tp8::wrapped_tail(3, 4) == 0);     // one pack only
+  CHECK(rk::wrapped_row_tail(1024, 8, 1) == 1);  // 1 + 1023 + ... : the last pack holds 1 element
+  CHECK(rk::wrapped_row_tail(1024, 8, 7) == 7);
+  CHECK(rk::wrapped_row_tail(1024, 8, 0) == 0);  // aligned: nothing partial
+  CHECK(rk::wrapped_row_tail(1025, 8, 1) == 0);  // a last pack of 2 does not fit 1 free slot
+  CHECK(rk::wrapped_row_tail(1023, 8, 1) == 0);  // 1 + 1023: ends on a pack boundary
+  CHECK(rk::wrapped_row_tail(5, 8, 4) == 1);     // 4 free + 5 columns: packs [-4, 4) and [4, 12)
+  CHECK(rk::wrapped_row_tail(3, 8, 4) == 0);     // one pack only
   // The kernel's count and the plan's agree (plan.hpp: registers_row_packs_for).
   for (int64_t cols = 1; cols < 200; ++cols)
     for (int head = 0; head < 8; ++head) {
       const int64_t spanned = (cols + head + 7) / 8;
-      CHECK(dsp::registers_row_packs_for(cols, 8, head) == spanned - (tp8::wrapped_tail(cols, head) > 0 ? 1 : 0));
+      CHECK(dsp::registers_row_packs_for(cols, 8, head) == spanned - (rk::wrapped_row_tail(cols, 8, head) > 0 ? 1 : 0));
     }
 }

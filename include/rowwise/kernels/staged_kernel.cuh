@@ -117,7 +117,7 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
             store_edge_lone<T, N>(region(lone_stage, r)[edge_first].v, seg_col + edge_first * N, io.cols,
                                   lone[r][0], pad_of(r));
           if (owns(edge_last) && edge_last != edge_first)
-            store_edge_lone<T, N>(region(lone_stage, r)[edge_last].v, seg_col + static_cast<int64_t>(edge_last) * N,
+            store_edge_lone<T, N>(region(lone_stage, r)[edge_last].v, seg.col_of(edge_last),
                                   io.cols, lone[r][1], pad_of(r));
         }
       }
@@ -147,7 +147,7 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
                                                seg_col + edge_first * N, io.cols, pad_of(r));
           if (owns(edge_last) && edge_last != edge_first)
             lone[r][1] = stage_edge_pack<T, N>(region(stage, r)[edge_last].v, row_of(r, row),
-                                               seg_col + static_cast<int64_t>(edge_last) * N, io.cols, pad_of(r));
+                                               seg.col_of(edge_last), io.cols, pad_of(r));
         }
         lone_stage = stage;
       }
@@ -247,14 +247,14 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
               const pack stored = rounded_sum(xs[p], region(stage, 1)[p]);  // the op reduces that
               xs[p] = stored;
               if (is_edge(p))
-                store_row_pack<stores>(res_row - seg_col, seg_col + static_cast<int64_t>(p) * N, io.cols, stored);
+                store_row_pack<stores>(res_row - seg_col, seg.col_of(p), io.cols, stored);
               else
                 store_pack<stores>(res_row + static_cast<int64_t>(p) * N, stored);
               pack_to_float(stored, pv);
             } else {
               pack_to_float(xs[p], pv);
             }
-            ok.set_pack(u * N, is_edge(p) ? row_pack_slots<N>(seg_col + static_cast<int64_t>(p) * N, io.cols)
+            ok.set_pack(u * N, is_edge(p) ? row_pack_slots<N>(seg.col_of(p), io.cols)
                                           : (1u << N) - 1u);
           } else {
 #pragma unroll
@@ -281,9 +281,9 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
           const int p = base + u * Block + tid;
           if (!decltype(guarded)::value || p < seg_len) {
             float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
-            op.apply(pv, seg_col + static_cast<int64_t>(p) * N, st);
+            op.apply(pv, seg.col_of(p), st);
             if (is_edge(p))
-              store_row_pack<store_policy::vector>(out_row - seg_col, seg_col + static_cast<int64_t>(p) * N, io.cols, pv);
+              store_row_pack<store_policy::vector>(out_row - seg_col, seg.col_of(p), io.cols, pv);
             else
               store_whole_pack<store_policy::vector>(out_row + static_cast<int64_t>(p) * N, pv);
           }
@@ -303,9 +303,9 @@ staged_kernel(row_io<T> io, Op op, int64_t segment_packs) {
           const int p = base + u * Block + tid;
           if (p < seg_len) {
             float(&pv)[N] = *reinterpret_cast<float(*)[N]>(&v[u * N]);
-            op.apply(pv, seg_col + static_cast<int64_t>(p) * N, st);
+            op.apply(pv, seg.col_of(p), st);
             if (is_edge(p))
-              store_row_pack<stores>(out_row - seg_col, seg_col + static_cast<int64_t>(p) * N, io.cols, pv);
+              store_row_pack<stores>(out_row - seg_col, seg.col_of(p), io.cols, pv);
             else
               store_whole_pack<stores>(out_row + static_cast<int64_t>(p) * N, pv);
           }

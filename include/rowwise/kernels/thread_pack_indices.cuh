@@ -31,7 +31,7 @@ struct thread_packs {
       : active(active_), p0(p0_), p_end(p_end_), cols(cols_), c0(p0_ * N - head), room(-1) {
     if (active) {
       // A wrapped tail is the head pack's: the row ends, for every other pack, before it.
-      const int64_t to_row_end = cols - (Wrap ? wrapped_tail(cols_, head) : 0) - c0;
+      const int64_t to_row_end = cols - (Wrap ? wrapped_row_tail(cols_, N, head) : 0) - c0;
       const int64_t to_seg_end = (p_end - p0) * N;
       int64_t r = to_row_end < to_seg_end ? to_row_end : to_seg_end;
       if (r > static_cast<int64_t>(K) * stride) r = static_cast<int64_t>(K) * stride;
@@ -39,17 +39,13 @@ struct thread_packs {
       room = static_cast<int>(r);
     }
   }
-  /// The elements of a row's partial last pack that wrap onto its head pack (row_pack_span.hpp).
-  __host__ __device__ __forceinline__ static int wrapped_tail(int64_t cols, int head) {
-    return wrapped_row_tail(cols, N, head);
-  }
   /// The row's head (pack 0's columns before the row) when this thread's pack 0 is the row's head
   /// pack, from c0 (live anyway) rather than a register of its own.
   __host__ __device__ __forceinline__ int head() const { return static_cast<int>(-c0); }
   /// The row's last elements that this thread's pack 0, the row's head pack, holds too (slots
   /// [0, tail)); 0 when it holds none (no wrap, another thread, or an inactive one).
   __host__ __device__ __forceinline__ int head_pack_tail() const {
-    return Wrap && c0 < 0 && room >= 0 ? wrapped_tail(cols, head()) : 0;
+    return Wrap && c0 < 0 && room >= 0 ? wrapped_row_tail(cols, N, head()) : 0;
   }
   /// Pack k lies inside the row and the segment: one aligned access. (Only pack 0 of the
   /// thread that starts the row can begin before column 0.)
