@@ -903,15 +903,16 @@ TEST_CASE("rms_norm / fused_add_rms_norm: long rows (and 16-bit fused rows past 
     int64_t cols;
     int64_t rows;
     int64_t offset;
+    int64_t pad;  // stride cols + pad, a multiple of the pack: every row has the same head
     int64_t twin_cols;
   };
-  const edge_case edge_cases[] = {{dtype::bf16, 65536 - 8, many, 1, 65536 - 8},
-                                  {dtype::f16, 40000 + 5, many, 3, 40000 + 8},
-                                  {dtype::f32, 152064, dev.sm_count + 5, 1, 152064}};
+  const edge_case edge_cases[] = {{dtype::bf16, 65536 - 8, many, 1, 0, 65536 - 8},
+                                  {dtype::f16, 40000 + 5, many, 3, 3, 40000 + 8},
+                                  {dtype::f32, 152064, dev.sm_count + 5, 1, 0, 152064}};
   for (const edge_case& ec : edge_cases)
     for (norm_op op : {norm_op::rms_norm, norm_op::fused_add_rms_norm}) {
       norm_case c = case_of(op, ec.t, ec.rows, ec.cols, stream.get());
-      c.layout = offset_both(ec.offset);
+      c.layout = offset_strided(ec.offset, ec.pad);
       const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(op));
       const dsp::plan twin = plan_of(c.t, c.rows, ec.twin_cols, contiguous(), dev, traits_of(op));
       INFO(describe(pl));
@@ -959,14 +960,16 @@ TEST_CASE("layer_norm / rms_norm / fused_add_rms_norm: many 16-bit rows held 40-
       {norm_op::layer_norm, dtype::f16, 24576, in_place(), true},    // 2 CTAs of 192 x 8
       {norm_op::rms_norm, dtype::bf16, 65536, strided(8), true},     // 4 CTAs of 256 x 8
       {norm_op::rms_norm, dtype::bf16, 8192, contiguous(), false},              // 256 threads: narrow
-      {norm_op::layer_norm, dtype::bf16, 4096, offset_both(1), false},          // a head pack
+      // one element past a boundary: the partial last pack wraps onto the head pack (row_pack_span.hpp),
+      // so the row spans its aligned twin's packs and takes its config
+      {norm_op::layer_norm, dtype::bf16, 4096, offset_both(1), true},
       {norm_op::fused_add_rms_norm, dtype::bf16, 4096, contiguous(), false},  // 128 threads: narrow
       {norm_op::fused_add_rms_norm, dtype::bf16, 12288, contiguous(), true},  // 192 x 8 (both inputs' packs)
       {norm_op::fused_add_rms_norm, dtype::f16, 16384, strided(8), true},     // 256 x 8
       {norm_op::fused_add_rms_norm, dtype::bf16, 9216, strided(16), true},    // 192 x 6
       {norm_op::fused_add_rms_norm, dtype::f16, 32768, contiguous(), true},   // 2 CTAs of 256 x 8
       {norm_op::fused_add_rms_norm, dtype::bf16, 65536, strided(8), true},    // 4 CTAs of 256 x 8
-      {norm_op::fused_add_rms_norm, dtype::bf16, 12288, offset_both(1), false},  // a head pack
+      {norm_op::fused_add_rms_norm, dtype::bf16, 12288, offset_both(1), true},  // wrapped, as above
   };
   int k = 0;
   for (const wide_case& wc : cases) {
@@ -1105,7 +1108,10 @@ TEST_CASE("rms_norm / fused_add_rms_norm: many rows past 16 CTAs' 32 KiB stages 
       {norm_op::fused_add_rms_norm, dtype::f32, 106496, strided(4), dsp::strategy::staged, 3 * 2 * 1664 * 16},
       {norm_op::fused_add_rms_norm, dtype::bf16, 262144, contiguous(), dsp::strategy::staged, 3 * 64 * 1024},
       {norm_op::fused_add_rms_norm, dtype::bf16, 131072 + 8, strided(8), dsp::strategy::staged, 3 * 2 * 1025 * 16},
-      {norm_op::fused_add_rms_norm, dtype::bf16, 262144 - 8, offset_both(1), dsp::strategy::streaming, 0},  // misaligned
+      // one element past a boundary: staged with partial edge packs, on the aligned row's stage
+      {norm_op::fused_add_rms_norm, dtype::bf16, 262144 - 8, offset_both(1), dsp::strategy::staged, 3 * 64 * 1024},
+      // rows whose heads differ (stride not a multiple of the pack): streaming
+      {norm_op::fused_add_rms_norm, dtype::bf16, 262144 - 8, strided(1), dsp::strategy::streaming, 0},
   };
   int k = 0;
   for (const stage_case& sc : cases) {

@@ -514,6 +514,11 @@ struct call_layout {
 inline call_layout contiguous() { return {}; }
 /// Both base pointers offset by `off` elements: same phase, the 16-byte path with a row head.
 inline call_layout offset_both(int64_t off) { return {"in and out offset by the same elements", off, off, 0, 0, false, false}; }
+/// Both offset by `off` elements and strided by cols + pad: with cols + pad a multiple of the pack,
+/// every row has the same head (rows that start inside a pack and still share one kernel plan).
+inline call_layout offset_strided(int64_t off, int64_t pad) {
+  return {"in and out offset by the same elements, strided by cols + pad", off, off, pad, pad, false, false};
+}
 /// Only the input offset by one element: out of phase, the narrow path.
 inline call_layout offset_in_only() { return {"input offset by 1 element, output aligned", 1, 0, 0, 0, false, true}; }
 inline call_layout offset_out_only() { return {"input aligned, output offset by 1 element", 0, 1, 0, 0, false, true}; }
