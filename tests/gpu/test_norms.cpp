@@ -1570,23 +1570,24 @@ TEST_CASE("norms: fp32 rows over clusters of 16 CTAs, several per SM (compute-sa
     if (dev.clusters) CHECK((pl.kind == dsp::strategy::registers && pl.cluster == 16));
     run_case(c, rng);
   }
-  // fp32 fused_add_rms_norm rows just past 16 CTAs' 32 KiB stages: staged over 16 CTAs with 32.8 KiB
-  // stages, two CTAs per SM (policy.hpp long_rows_stage_rules), the last segment shorter; just
-  // enough rows for no spread.
-  {
-    norm_case c = case_of(norm_op::fused_add_rms_norm, dtype::f32, dev.sm_count + 5, 65536 + 4, stream.get());
-    combo(c, (k++ * 5) % 16 & ~1);  // with a weight
-    const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
-    INFO(describe(pl));
-    if (dev.clusters && dev.cc_major >= 9) CHECK((pl.kind == dsp::strategy::staged && pl.cluster == 16));
-    run_case(c, rng);
-  }
-  // fp32 rms_norm rows one element past a 16-byte boundary, staged over 16 CTAs with partial edge
-  // packs (kernels/stage_edge_pack.cuh): the general subset's staged pick, found with the fused
-  // op, does not reach rms_norm's staged fp32 instance with edges.
-  {
-    norm_case c = case_of(norm_op::rms_norm, dtype::f32, dev.sm_count + 7, 131072 + 4, stream.get());
-    c.layout = offset_both(1);
+  // Staged over 16 CTAs: fp32 fused_add_rms_norm rows just past 16 CTAs' 32 KiB stages, with 32.8
+  // KiB stages, two CTAs per SM (policy.hpp long_rows_stage_rules), the last segment shorter, just
+  // enough rows for no spread; and fp32 rms_norm rows one element past a 16-byte boundary, with
+  // partial edge packs (kernels/stage_edge_pack.cuh), which the general subset's staged pick
+  // (found with the fused op) does not reach.
+  struct staged16_case {
+    norm_op op;
+    int64_t rows;
+    int64_t cols;
+    call_layout layout;
+  };
+  const staged16_case staged16[] = {
+      {norm_op::fused_add_rms_norm, dev.sm_count + 5, 65536 + 4, contiguous()},
+      {norm_op::rms_norm, dev.sm_count + 7, 131072 + 4, offset_both(1)},
+  };
+  for (const staged16_case& sc : staged16) {
+    norm_case c = case_of(sc.op, dtype::f32, sc.rows, sc.cols, stream.get());
+    c.layout = sc.layout;
     combo(c, (k++ * 5) % 16 & ~1);  // with a weight
     const dsp::plan pl = plan_of(c.t, c.rows, c.cols, c.layout, dev, traits_of(c.op));
     INFO(describe(pl));
