@@ -68,15 +68,14 @@ void wrapped_pack(const TP& tp, int n, int64_t thread, coverage& cv, const char*
   }
 }
 
-template <int K, int G, int N>
+template <int K, int G, int N, bool Wrap>
 std::string check_row(int64_t cols, int head, int cluster, int64_t segment_packs) {
   coverage loads(cols), stores(cols);
   for (int rank = 0; rank < cluster; ++rank) {
     const int64_t seg_begin = rank * segment_packs;
     for (int lane = 0; lane < G; ++lane) {
       const int64_t thread = int64_t{rank} * G + lane;
-      const rk::thread_packs<K, G, N, /*Wrap=*/true> tp(true, seg_begin + lane, seg_begin + segment_packs, cols,
-                                                        head);
+      const rk::thread_packs<K, G, N, Wrap> tp(true, seg_begin + lane, seg_begin + segment_packs, cols, head);
       if (tp.all_whole()) {  // both sides' branch-free path
         for (int k = 0; k < K; ++k)
           for (int j = 0; j < N; ++j) {
@@ -121,15 +120,20 @@ std::string check_row(int64_t cols, int head, int cluster, int64_t segment_packs
 
 using row_checker = std::string (*)(int64_t, int, int, int64_t);
 
-template <int N, std::size_t... I>
+template <int N, bool Wrap, std::size_t... I>
 constexpr std::array<row_checker, sizeof...(I)> checkers_for(std::index_sequence<I...>) {
-  return {&check_row<dsp::registers_k(static_cast<int>(I), N), dsp::registers_configs[I].g, N>...};
+  return {&check_row<dsp::registers_k(static_cast<int>(I), N), dsp::registers_configs[I].g, N, Wrap>...};
 }
 
+/// The plan's kernel instance, as launch.cuh picks it: with the wrap's code when the plan says
+/// its rows wrap (the instance without would leave a wrapped row's last columns unmoved).
 template <int N>
-std::string check_plan_row(int config, int64_t cols, int head, int cluster, int64_t segment_packs) {
-  static constexpr auto table = checkers_for<N>(std::make_index_sequence<dsp::registers_config_count>{});
-  return table[static_cast<size_t>(config)](cols, head, cluster, segment_packs);
+std::string check_plan_row(const dsp::plan& pl, int64_t cols, int head) {
+  constexpr auto configs = std::make_index_sequence<dsp::registers_config_count>{};
+  static constexpr auto wrapping = checkers_for<N, true>(configs);
+  static constexpr auto plain = checkers_for<N, false>(configs);
+  const auto& table = rk::packs_wrap(N) && pl.wrapped_rows ? wrapping : plain;
+  return table[static_cast<size_t>(pl.config)](cols, head, pl.cluster, pl.segment_packs);
 }
 
 struct op_shape {
@@ -155,14 +159,13 @@ void check_cols(int64_t cols, int elem_bytes, int& checked) {
         if (pl.kind != dsp::strategy::registers) continue;
         // Rows of a planned head have that head; rows planned for head -1 have any.
         for (int head = plan_head < 0 ? 0 : plan_head; head < (plan_head < 0 ? n : plan_head + 1); ++head) {
-          const std::string e = n == 4 ? check_plan_row<4>(pl.config, cols, head, pl.cluster, pl.segment_packs)
-                                       : check_plan_row<8>(pl.config, cols, head, pl.cluster, pl.segment_packs);
+          const std::string e = n == 4 ? check_plan_row<4>(pl, cols, head) : check_plan_row<8>(pl, cols, head);
           ++checked;
           if (!e.empty()) {
             INFO(op.name << " " << elem_bytes << "-byte elements, " << rows << " x " << cols << ", row head " << head
                          << ", plan head " << plan_head << ": config " << pl.config << " (G " << pl.threads_per_row
                          << ", K " << pl.packs_per_thread << "), cluster " << pl.cluster << ", segment "
-                         << pl.segment_packs);
+                         << pl.segment_packs << (pl.wrapped_rows ? ", wrap instance" : ""));
             FAIL_CHECK(e);
             return;
           }
@@ -200,4 +203,34 @@ TEST_CASE("thread_packs: the wrap takes a partial last pack only into a partial 
       const int64_t spanned = (cols + head + 7) / 8;
       CHECK(dsp::registers_row_packs_for(cols, 8, head) == spanned - (rk::wrapped_row_tail(cols, 8, head) > 0 ? 1 : 0));
     }
+}
+
+TEST_CASE("thread_packs: plans name the wrap instance exactly when some row of theirs wraps", "[host][plan]") {
+  // Aligned rows (head 0) and packs of 4 never wrap: their instances compile without the wrap.
+  for (int64_t cols : {8, 1024, 32768, 65536, 4097}) {
+    CHECK_FALSE(dsp::registers_rows_wrap(cols, 8, 0));
+    for (int head = -1; head < 4; ++head) CHECK_FALSE(dsp::registers_rows_wrap(cols, 4, head));
+  }
+  CHECK(dsp::registers_rows_wrap(32768, 8, 1));    // one past a boundary, a multiple of 8 long
+  CHECK(dsp::registers_rows_wrap(32768, 8, -1));   // heads differ: some row wraps
+  CHECK_FALSE(dsp::registers_rows_wrap(32769, 8, 1));   // a last pack of 2 does not fit 1 free slot
+  CHECK_FALSE(dsp::registers_rows_wrap(32769, 8, -1));  // ... nor h + 1 into h, for any head
+  CHECK(dsp::registers_rows_wrap(32766, 8, 4));         // a last pack of 2 into 4 free slots
+  // The flag is the plan's (the launcher picks the instance by it), for every head and width.
+  const dsp::device_limits dev = rowwise_test::h200_like();
+  int wrapping = 0, plain = 0;
+  for (int elem_bytes : {4, 2})
+    for (int64_t cols : {int64_t{1000}, int64_t{4096}, int64_t{8192}, int64_t{32768}, int64_t{65536}})
+      for (int head = -1; head < 16 / elem_bytes; ++head) {
+        const int n = 16 / elem_bytes;
+        const dsp::problem p = rowwise_test::plan_problem(100000, cols, elem_bytes, n, head, true,
+                                                          rowwise_test::weights_desc{0, 0}, 1);
+        const dsp::plan pl = dsp::plan_rows(p, dev);
+        if (pl.kind != dsp::strategy::registers) continue;
+        INFO(elem_bytes << "-byte elements, " << cols << " columns, head " << head);
+        CHECK(pl.wrapped_rows == dsp::registers_rows_wrap(cols, n, head));
+        (pl.wrapped_rows ? wrapping : plain) += 1;
+      }
+  CHECK(wrapping > 0);
+  CHECK(plain > 0);
 }

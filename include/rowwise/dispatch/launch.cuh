@@ -39,7 +39,7 @@ inline constexpr unsigned op_kind_v =
 template <class Op>
 inline constexpr bool two_weights_agree = kernels::op_has_two_weights<Op> == (op_kind_v<Op> == layer_norm_kind);
 
-template <class Op, class T, int N, bool Staged, int I>
+template <class Op, class T, int N, bool Staged, bool Wrap, int I>
 constexpr row_kernel_fn<Op, T> registers_instance() {
   constexpr registers_config c = registers_configs[I];
   // Wide configs are compiled only where the plan can choose them (wide_config_reachable), the
@@ -51,13 +51,24 @@ constexpr row_kernel_fn<Op, T> registers_instance() {
                 (N * sizeof(T) != 16 || !wide_config_reachable(I, static_cast<int>(sizeof(T)), op_kind_v<Op>, Staged)))
     return nullptr;
   else
-    return &kernels::registers_kernel<Op, T, N, c.g, registers_k(I, N), c.block, Staged>;
+    return &kernels::registers_kernel<Op, T, N, c.g, registers_k(I, N), c.block, Staged, Wrap>;
 }
 
-template <class Op, class T, int N, bool Staged, std::size_t... I>
+template <class Op, class T, int N, bool Staged, bool Wrap, std::size_t... I>
 row_kernel_fn<Op, T> registers_kernel_at(int config, std::index_sequence<I...>) {
-  constexpr row_kernel_fn<Op, T> table[] = {registers_instance<Op, T, N, Staged, static_cast<int>(I)>()...};
+  constexpr row_kernel_fn<Op, T> table[] = {registers_instance<Op, T, N, Staged, Wrap, static_cast<int>(I)>()...};
   return table[config];
+}
+
+/// The registers kernel of a plan's config, with or without the wrap's code (plan.hpp:
+/// wrapped_rows); widths whose rows never wrap have only the instance without.
+template <class Op, class T, int N, bool Staged>
+row_kernel_fn<Op, T> registers_kernel_for(const plan& pl) {
+  constexpr auto configs = std::make_index_sequence<registers_config_count>{};
+  if constexpr (kernels::packs_wrap(N)) {
+    if (pl.wrapped_rows) return registers_kernel_at<Op, T, N, Staged, true>(pl.config, configs);
+  }
+  return registers_kernel_at<Op, T, N, Staged, false>(pl.config, configs);
 }
 
 /// Whether registers plans of this op and pack width may stage weights (plan.hpp:
@@ -71,10 +82,9 @@ row_kernel_fn<Op, T> kernel_for(const plan& pl) {
   switch (pl.kind) {
     case strategy::registers:
       if constexpr (may_stage_columns<Op, T, N>) {
-        if (pl.dynamic_smem > 0)
-          return registers_kernel_at<Op, T, N, true>(pl.config, std::make_index_sequence<registers_config_count>{});
+        if (pl.dynamic_smem > 0) return registers_kernel_for<Op, T, N, true>(pl);
       }
-      return registers_kernel_at<Op, T, N, false>(pl.config, std::make_index_sequence<registers_config_count>{});
+      return registers_kernel_for<Op, T, N, false>(pl);
     case strategy::cached:
       return &kernels::chunked_kernel<Op, T, N, chunked_block, chunked_unroll_for(N), true>;
     case strategy::streaming:

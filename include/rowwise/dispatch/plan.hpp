@@ -63,6 +63,8 @@ struct plan {
                                   // one CTA (cluster) per row step
   bool partial_packs = false;     // staged: rows start or end inside a pack (the kernel's
                                   // Edges instance, kernels/staged_kernel.cuh)
+  bool wrapped_rows = false;      // registers: some row's partial last pack wraps onto its head
+                                  // pack (the kernel's Wrap instance; registers_rows_wrap)
   bool valid = false;             // false only if no strategy can run the problem
 };
 
@@ -93,6 +95,20 @@ constexpr int64_t registers_row_packs_for(int64_t cols, int n, int head) {
     return most;
   }
   return kernels::wrapped_row_pack_span(cols, n, head);
+}
+
+/// Whether a registers kernel wraps any row's last pack (kernels/row_pack_span.hpp:
+/// wrapped_row_tail) for rows of this head, or of any head (-1). Only then is its instance the
+/// one with the wrap's code: that code (element-wise head-pack accesses, the tail's columns'
+/// weights) tripled the local-memory loads of aligned bf16 softmax rows of 32768 columns (ncu), 93.5 ->
+/// 89.9 % of the copy floor (an H100, bench/results/2026-12-05-h100-s41).
+constexpr bool registers_rows_wrap(int64_t cols, int n, int head) {
+  if (head < 0) {
+    for (int h = 0; h < n; ++h)
+      if (registers_rows_wrap(cols, n, h)) return true;
+    return false;
+  }
+  return kernels::wrapped_row_tail(cols, n, head) > 0;
 }
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -216,6 +232,7 @@ constexpr plan make_registers_plan(const problem& p, const device_limits& dev, i
   out.segment_packs = cluster > 1 ? segment : static_cast<int64_t>(g) * out.packs_per_thread;
   out.max_useful_blocks = ceil_div(p.rows, out.rows_per_step) * cluster;
   out.persistent = cluster > 1;
+  out.wrapped_rows = registers_rows_wrap(p.cols, p.pack_elems, p.head);
   const int64_t stage = column_stage_bytes(p, out.block, out.packs_per_thread);
   out.dynamic_smem = column_stage_pays(p, dev, out, stage) ? stage : 0;
   out.valid = true;

@@ -210,7 +210,9 @@ __device__ __forceinline__ int64_t segment_end_col(int64_t p1, int head, int64_t
 /// (column_stage.cuh). A separate instance, because the staged write-back changes the register
 /// allocation of the whole kernel: compiled into every launch, it cost layer_norm 2-6 points of
 /// the copy floor at shapes that never stage (bench/NOTES.md 21).
-template <class Op, class T, int N, int G, int K, int Block, bool Staged = false>
+/// Wrap: rows whose partial last pack goes into their head pack (thread_packs.cuh) may come; an
+/// instance of its own for the same reason (plan.hpp: registers_rows_wrap).
+template <class Op, class T, int N, int G, int K, int Block, bool Staged = false, bool Wrap = false>
 __global__ void __maxnreg__((registers_kernel_budget<Op, T, G, Block, K * N, Staged>))
 registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
@@ -261,8 +263,8 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   // The column stage of this CTA's packs (the launch's first row's columns), started once.
   const auto start_stage = [&](bool via_l1) {
     stage::start(op,
-                 thread_packs<K, G, N, /*Wrap=*/true>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
-                                                      io.cols, first_head),
+                 thread_packs<K, G, N, Wrap>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
+                                             io.cols, first_head),
                  dynamic_smem, via_l1);
   };
   if constexpr (weights_first_instance) {
@@ -284,9 +286,9 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     T* res_row = Op::fuses_residual ? io.residual + r * io.residual_stride : nullptr;
     const int head = row_head<N>(in_row);
 
-    // Wrapped (thread_packs.cuh): the plan counts such rows' packs so (plan.hpp:
+    // Wrapped (thread_packs.cuh) in Wrap instances: the plan counts such rows' packs so (plan.hpp:
     // registers_row_packs_for).
-    const thread_packs<K, G, N, /*Wrap=*/true> tp(active, seg_begin + lane, seg_end, io.cols, head);
+    const thread_packs<K, G, N, Wrap> tp(active, seg_begin + lane, seg_end, io.cols, head);
     // The set-up above, and the first row step's place, read no global memory, so they run
     // before the wait for the prior grid: in back-to-back calls they overlap that grid's tail
     // (bench/NOTES.md session 18 d). The wait sits in the loop, not before it, so that no

@@ -21,6 +21,10 @@ __host__ __device__ __forceinline__ constexpr int64_t row_pack_span(int64_t cols
   return (cols + head + n - 1) / n;
 }
 
+/// Whether rows of packs of n elements ever wrap (wrapped_row_tail): packs of 8 (16-bit rows)
+/// only. Instances of other widths compile without the wrap's code.
+__host__ __device__ __forceinline__ constexpr bool packs_wrap(int n) { return n > 4; }
+
 /// The elements of a row's partial last pack that a registers kernel puts into the free slots
 /// [0, tail) of the row's partial head pack, or 0: when the head pack is partial (head > 0), is
 /// not the last pack, and has room for them (tail <= head: a row one element past a 16-byte
@@ -28,10 +32,10 @@ __host__ __device__ __forceinline__ constexpr int64_t row_pack_span(int64_t cols
 /// rows): with packs of 4 (fp32) the wrapped rows measured slower than rows one pack longer on
 /// the next config at most widths (an H100, bench/results/2026-12-05-h100-s41/
 /// experiment-wrap-rule: fp32 layer_norm / rms_norm offset-by-one medians 66 / 85 % wrapped, 74 /
-/// 95 % not), and n = 4 instances compile without the wrap's code.
+/// 95 % not).
 __host__ __device__ __forceinline__ constexpr int wrapped_row_tail(int64_t cols, int n, int head) {
   const int t = static_cast<int>((cols + head) % n);
-  return n > 4 && head > 0 && t > 0 && t <= head && cols + head > n ? t : 0;
+  return packs_wrap(n) && head > 0 && t > 0 && t <= head && cols + head > n ? t : 0;
 }
 
 /// Packs a registers kernel's row spans: one fewer than row_pack_span when its last pack wraps.
