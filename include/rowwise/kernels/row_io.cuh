@@ -262,61 +262,6 @@ __device__ __forceinline__ void load_column_params_by_words(const W* p, float (&
   for (int j = 0; j < N; ++j) out[j] = to_float(v.v[j]);
 }
 
-/// Packs whose misaligned parameters load_column_params reads by aligned 16-byte vectors: those of
-/// the 16-byte instances (packs of 4 or 8; the parameters of a pack a multiple of 16 bytes). Not
-/// one-element packs, whose instances the path would cost registers, as with the words above.
-template <int N, class W>
-inline constexpr bool column_params_by_vectors = N >= 4 && (N * sizeof(W)) % 16 == 0;
-
-/// Whether load_column_params_by_vectors may read the aligned 16-byte vectors around the pack at
-/// col0: they lie inside the parameter vector [0, cols) (memory past it is not the caller's).
-template <int N, class W>
-__device__ __forceinline__ bool column_params_vector_readable(const W* w, int64_t col0, int64_t cols) {
-  constexpr int per_vector = 16 / static_cast<int>(sizeof(W));
-  const int64_t first = col0 - static_cast<int64_t>((reinterpret_cast<uintptr_t>(w + col0) % 16) / sizeof(W));
-  return first >= 0 && first + (N / per_vector + 1) * per_vector <= cols;
-}
-
-/// N parameters from p as fp32, for a whole pack whose parameters are not 16-byte aligned like
-/// the row's pack (a row that starts inside a pack, weights aligned; column_params_vector_readable):
-/// the N * sizeof(W) / 16 + 1 aligned 16-byte vectors that hold them, their words moved into place
-/// by two selects per word (the word offset, uniform over a row) and, for 2-byte parameters at an
-/// odd element, one funnel shift per word. A 16-bit row's pack took five 4-byte loads per weight
-/// vector by words (and a 4-byte weight eight by elements); each such load of a warp's
-/// consecutive packs spans as many L1 wavefronts as a 16-byte one, so this takes 2 (3) loads'
-/// wavefronts where those took 5 (8).
-template <int N, class W>
-__device__ __forceinline__ void load_column_params_by_vectors(const W* p, float (&out)[N]) {
-  constexpr int words = N * static_cast<int>(sizeof(W)) / 4;  // of the pack
-  constexpr int vectors = words / 4 + 1;
-  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-  const uint4* q = reinterpret_cast<const uint4*>(a & ~uintptr_t{15});
-  const unsigned k = static_cast<unsigned>(a & 15u) / 4u;        // first word of the pack: 0..3
-  const unsigned shift = static_cast<unsigned>(a & 3u) * 8u;     // 0, or 16 at an odd 2-byte element
-  unsigned raw[4 * vectors];
-#pragma unroll
-  for (int i = 0; i < vectors; ++i) {
-    const uint4 v = q[i];  // the default (keep) policy, as load_column_params' aligned loads
-    raw[4 * i] = v.x;
-    raw[4 * i + 1] = v.y;
-    raw[4 * i + 2] = v.z;
-    raw[4 * i + 3] = v.w;
-  }
-  // raw[k + i] by the two bits of k: words + 1 of them (the last one feeds the funnel shift).
-  unsigned half[words + 2];
-#pragma unroll
-  for (int i = 0; i < words + 2; ++i) half[i] = (k & 2u) ? raw[i + 2] : raw[i];
-  unsigned at[words + 1];
-#pragma unroll
-  for (int i = 0; i < words + 1; ++i) at[i] = (k & 1u) ? half[i + 1] : half[i];
-  unsigned vw[words];  // the pack's parameters, in place (32 bytes for 4-byte ones: no aligned_array)
-#pragma unroll
-  for (int i = 0; i < words; ++i) vw[i] = __funnelshift_r(at[i], at[i + 1], shift);
-  const W* e = reinterpret_cast<const W*>(vw);
-#pragma unroll
-  for (int j = 0; j < N; ++j) out[j] = to_float(e[j]);
-}
-
 template <int N, class W>
 __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols,
                                                    float (&out)[N], checked_columns = {}) {
@@ -324,12 +269,6 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
   if (whole && column_params_aligned<N>(w, col0)) {
     load_column_params<N>(w, col0, cols, out, aligned_columns{});
     return;
-  }
-  if constexpr (column_params_by_vectors<N, W>) {
-    if (whole && column_params_vector_readable<N>(w, col0, cols)) {
-      load_column_params_by_vectors<N>(w + col0, out);
-      return;
-    }
   }
   if constexpr (column_params_by_words<N, W>) {
     if (whole && column_params_word_readable<N>(w, col0, cols)) {
