@@ -960,11 +960,9 @@ TEST_CASE("layer_norm / rms_norm / fused_add_rms_norm: many 16-bit rows held 40-
       {norm_op::layer_norm, dtype::f16, 24576, in_place(), true},    // 2 CTAs of 192 x 8
       {norm_op::rms_norm, dtype::bf16, 65536, strided(8), true},     // 4 CTAs of 256 x 8
       {norm_op::rms_norm, dtype::bf16, 8192, contiguous(), false},              // 256 threads: narrow
-      // one element past a boundary: rms_norm's partial last pack wraps onto the head pack
-      // (row_pack_span.hpp), so the row spans its aligned twin's packs and takes its config;
-      // layer_norm's does not wrap (policy.hpp: wrapping_ops): a pack more, not wide
-      {norm_op::rms_norm, dtype::bf16, 16384, offset_both(1), true},
-      {norm_op::layer_norm, dtype::bf16, 4096, offset_both(1), false},
+      // one element past a boundary: the partial last pack wraps onto the head pack (row_pack_span.hpp),
+      // so the row spans its aligned twin's packs and takes its config
+      {norm_op::layer_norm, dtype::bf16, 4096, offset_both(1), true},
       {norm_op::fused_add_rms_norm, dtype::bf16, 4096, contiguous(), false},  // 128 threads: narrow
       {norm_op::fused_add_rms_norm, dtype::bf16, 12288, contiguous(), true},  // 192 x 8 (both inputs' packs)
       {norm_op::fused_add_rms_norm, dtype::f16, 16384, strided(8), true},     // 256 x 8
@@ -1637,8 +1635,7 @@ TEST_CASE("norms: one small shape per strategy (compute-sanitizer subset)",
     run_case(c, rng);
   }
   // Rows one element past a 16-byte boundary whose partial last pack wraps onto the head pack
-  // (kernels/thread_packs.cuh; 16-bit rows of every op but layer_norm, whose rows take a pack
-  // more: policy.hpp wrapping_ops), sub-warp groups and a block: the wrapped pack's loads
+  // (kernels/thread_packs.cuh), every op, sub-warp groups and a block: the wrapped pack's loads
   // and stores (the residual's among them) and its weights, the other packs' weights read by
   // words (row_io.cuh: load_column_params_by_words).
   for (dtype t : {dtype::f32, dtype::bf16})

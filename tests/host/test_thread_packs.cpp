@@ -219,22 +219,18 @@ TEST_CASE("thread_packs: plans name the wrap instance exactly when some row of t
   // The flag is the plan's (the launcher picks the instance by it), for every head and width.
   const dsp::device_limits dev = rowwise_test::h200_like();
   int wrapping = 0, plain = 0;
-  for (const op_shape& op : op_shapes)
-    for (int elem_bytes : {4, 2})
-      for (int64_t cols : {int64_t{1000}, int64_t{4096}, int64_t{8192}, int64_t{32768}, int64_t{65536}})
-        for (int head = -1; head < 16 / elem_bytes; ++head) {
-          const int n = 16 / elem_bytes;
-          const dsp::problem p = rowwise_test::plan_problem(
-              100000, cols, elem_bytes, n, head, op.staged_op,
-              rowwise_test::weights_desc{op.weights, op.weights > 0 ? elem_bytes : 0}, op.row_inputs);
-          const dsp::plan pl = dsp::plan_rows(p, dev);
-          if (pl.kind != dsp::strategy::registers) continue;
-          INFO(op.name << ", " << elem_bytes << "-byte elements, " << cols << " columns, head " << head);
-          // layer_norm's rows never wrap (policy.hpp: wrapping_ops).
-          const bool op_wraps = op.weights != 2;
-          CHECK(pl.wrapped_rows == (op_wraps && dsp::registers_rows_wrap(cols, n, head)));
-          (pl.wrapped_rows ? wrapping : plain) += 1;
-        }
+  for (int elem_bytes : {4, 2})
+    for (int64_t cols : {int64_t{1000}, int64_t{4096}, int64_t{8192}, int64_t{32768}, int64_t{65536}})
+      for (int head = -1; head < 16 / elem_bytes; ++head) {
+        const int n = 16 / elem_bytes;
+        const dsp::problem p = rowwise_test::plan_problem(100000, cols, elem_bytes, n, head, true,
+                                                          rowwise_test::weights_desc{0, 0}, 1);
+        const dsp::plan pl = dsp::plan_rows(p, dev);
+        if (pl.kind != dsp::strategy::registers) continue;
+        INFO(elem_bytes << "-byte elements, " << cols << " columns, head " << head);
+        CHECK(pl.wrapped_rows == dsp::registers_rows_wrap(cols, n, head));
+        (pl.wrapped_rows ? wrapping : plain) += 1;
+      }
   CHECK(wrapping > 0);
   CHECK(plain > 0);
 }

@@ -61,16 +61,12 @@ row_kernel_fn<Op, T> registers_kernel_at(int config, std::index_sequence<I...>) 
 }
 
 /// The registers kernel of a plan's config, with or without the wrap's code (plan.hpp:
-/// wrapped_rows); ops and widths whose rows never wrap have only the instance without.
+/// wrapped_rows); widths whose rows never wrap have only the instance without.
 template <class Op, class T, int N, bool Staged>
 row_kernel_fn<Op, T> registers_kernel_for(const plan& pl) {
   constexpr auto configs = std::make_index_sequence<registers_config_count>{};
-  if constexpr (kernels::packs_wrap(N) && (wrapping_ops & op_kind_v<Op>) != 0) {
+  if constexpr (kernels::packs_wrap(N)) {
     if (pl.wrapped_rows) return registers_kernel_at<Op, T, N, Staged, true>(pl.config, configs);
-  } else {
-    // A plan that wraps rows this op's instances cannot (plan and instances disagree): refused
-    // (launch_kernel: not_supported), never run with a row's last columns unmoved.
-    if (pl.wrapped_rows) return nullptr;
   }
   return registers_kernel_at<Op, T, N, Staged, false>(pl.config, configs);
 }

@@ -142,21 +142,12 @@ constexpr int64_t column_stage_bytes(const problem& p, int block, int k) {
          kernels::column_stage_bytes_per_param(k, p.pack_elems, p.column_param_bytes, block);
 }
 
-/// The op_kind (policy.hpp) of a problem's op, from its traits.
-constexpr unsigned op_kind_of(const problem& p) {
-  return op_kind_for(p.column_params, p.staged_op, p.row_inputs);
-}
-
 /// Whether the op's kernels are those of two weight vectors (layer_norm), whose staged instances
 /// policy.hpp gives a budget of their own (register_budget::two_weights_fp32_128): a property of
 /// the op's kernels, not of the weights present in a call (kernels: op_has_two_weights;
 /// launch.cuh checks that they agree).
-constexpr bool has_two_weights(const problem& p) { return op_kind_of(p) == layer_norm_kind; }
-
-/// Whether a registers kernel of this op and pack width may wrap a row's partial last pack onto
-/// its head pack (kernels/row_pack_span.hpp; policy.hpp: wrapping_ops).
-constexpr bool op_wraps_rows(const problem& p) {
-  return kernels::packs_wrap(p.pack_elems) && (wrapping_ops & op_kind_of(p)) != 0;
+constexpr bool has_two_weights(const problem& p) {
+  return op_kind_for(p.column_params, p.staged_op, p.row_inputs) == layer_norm_kind;
 }
 
 /// The fewest packs each CTA of a spread cluster of `c` CTAs keeps: min_packs_per_cluster_cta, or
@@ -241,7 +232,7 @@ constexpr plan make_registers_plan(const problem& p, const device_limits& dev, i
   out.segment_packs = cluster > 1 ? segment : static_cast<int64_t>(g) * out.packs_per_thread;
   out.max_useful_blocks = ceil_div(p.rows, out.rows_per_step) * cluster;
   out.persistent = cluster > 1;
-  out.wrapped_rows = op_wraps_rows(p) && registers_rows_wrap(p.cols, p.pack_elems, p.head);
+  out.wrapped_rows = registers_rows_wrap(p.cols, p.pack_elems, p.head);
   const int64_t stage = column_stage_bytes(p, out.block, out.packs_per_thread);
   out.dynamic_smem = column_stage_pays(p, dev, out, stage) ? stage : 0;
   out.valid = true;
@@ -313,6 +304,11 @@ constexpr int staged_cluster(const problem& p, const device_limits& dev, int64_t
     if (ceil_div(staged_budget_packs(p, packs), c) * 16 * p.row_inputs <= budget) return c;
   }
   return 0;
+}
+
+/// The op_kind (policy.hpp) of a problem's op, from its traits.
+constexpr unsigned op_kind_of(const problem& p) {
+  return op_kind_for(p.column_params, p.staged_op, p.row_inputs);
 }
 
 /// The stage budget (all inputs, per CTA) that long_rows_stage_rules (policy.hpp) give a
@@ -409,8 +405,8 @@ constexpr int exact_wide_config(int64_t packs, int n, int min_g, bool k8_only) {
 /// clustered one (persistent) may.
 constexpr plan wide_rows_plan(const problem& p, const device_limits& dev, int64_t packs, int narrow_block) {
   // Whole packs only: aligned rows of a multiple of N, or such rows one element (or more) past
-  // a 16-byte boundary, whose partial last pack the kernel wraps onto the head pack where the op
-  // wraps rows (packs: registers_row_packs_for).
+  // a 16-byte boundary, whose partial last pack the kernel wraps onto the head pack (packs:
+  // registers_row_packs_for).
   if (p.pack_elems * p.elem_bytes != 16 || packs * p.pack_elems != p.cols) return plan{};
   for (const wide_rows_rule& rule : wide_rows_rules) {
     if (!wide_rule_names(rule, p.elem_bytes, op_kind_of(p)) || narrow_block <= rule.above_block ||
@@ -537,9 +533,9 @@ constexpr plan few_rows_block_plan(const problem& p, const device_limits& dev, i
 constexpr plan plan_rows(const problem& p, const device_limits& dev) {
   const int n = p.pack_elems;
   const int64_t packs = row_packs_for(p.cols, n, p.head);  // chunked and staged kernels
-  // Registers kernels (their rows wrapped where the op wraps them; the clustered-rows rules count
-  // the staged kernel's packs themselves where they stage).
-  const int64_t rpacks = op_wraps_rows(p) ? registers_row_packs_for(p.cols, n, p.head) : packs;
+  // Registers kernels (their rows wrapped; the clustered-rows rules count the staged kernel's
+  // packs themselves where they stage).
+  const int64_t rpacks = registers_row_packs_for(p.cols, n, p.head);
   const int64_t pack_bytes = static_cast<int64_t>(p.elem_bytes) * n;
   const int spread = spread_cluster(p, rpacks, dev);
 

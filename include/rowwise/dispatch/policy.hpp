@@ -394,18 +394,6 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
   return row_inputs == 2 ? fused_kind : rms_norm_kind;
 }
 
-/// The ops whose registers kernels wrap a row's partial last pack onto its partial head pack
-/// (kernels/row_pack_span.hpp: packs of 8 only), so that a 16-bit row one element past a 16-byte
-/// boundary runs on its aligned twin's config. Not layer_norm: its offset-by-one 16-bit rows
-/// measured faster one pack longer (an H100, bench/results/2026-12-05-h100-s41/
-/// experiment-wrap-rule: medians fp16 / bf16 48.6 / 45.7 % of the copy floor without the wrap,
-/// 44.7 / 40.7 with; there the wrapped rows' misaligned weights, two vectors, are read word by
-/// word on the write-back's path of fewer warps, NOTES 41 d), and its instances are the largest
-/// (with a wrap instance beside every 16-bit one, the GPU tests' packed binary grew from 31 to
-/// 50 MB). The others gained: fused_add_rms_norm fp16 / bf16 78.6 / 74.5 -> 95.8 / 80.9,
-/// rms_norm 86.6 / 80.7 -> 90.4 / 84.9, softmax 82.1 / 82.2 -> 89.3 / 84.5.
-inline constexpr unsigned wrapping_ops = softmax_kind | rms_norm_kind | fused_kind;
-
 /// Many rows of 16-bit elements held 40-64 values per thread (the wide configs: 5-8 packs of 8)
 /// instead of 32: fewer threads per row, so the per-row work of each thread (its row set-up, the
 /// warp and block reductions, the weights' addresses) is spread over more values, while an SM
