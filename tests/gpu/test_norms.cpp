@@ -654,6 +654,21 @@ TEST_CASE("norms: weights staged in shared memory or read from global memory (on
               combo(c, k++ % 16 & ~1);  // always a weight; beta, stats, W rotate
               run_case(c, rng);
             }
+  // Many rows that start at every element of a pack, weights aligned or offset by one, of both
+  // types: every pack's weights lie at one offset from the row's packs, read by words (2-byte
+  // weights, row_io.cuh: load_column_params_by_words) or by elements, and the head and tail packs
+  // element by element (or wrapped: kernels/thread_packs.cuh).
+  for (dtype t : all_dtypes)
+    for (int64_t h = 1; h < widest_pack(t); ++h)
+      for (int64_t weight_offset : {0, 1})
+        for (norm_op op : all_norm_ops)
+          for (int w_bit : {0, 8}) {
+            norm_case c = case_of(op, t, 300, 2000 + 8 * h + weight_offset, stream.get());
+            c.layout = offset_both(h);
+            c.weight_offset = weight_offset;
+            combo(c, (k++ % 8 & ~1) | w_bit);  // always a weight; beta and stats rotate; W = T and float
+            run_case(c, rng);
+          }
   // Grids of several waves that stage: fp32 rms_norm / fused_add_rms_norm (policy.hpp
   // column_stage_every_wave), each CTA copying through L1; weights offset by one element and rows
   // of differing heads read global memory.

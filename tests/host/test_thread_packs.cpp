@@ -126,13 +126,14 @@ constexpr std::array<row_checker, sizeof...(I)> checkers_for(std::index_sequence
 }
 
 /// The plan's kernel instance, as launch.cuh picks it: with the wrap's code when the plan says
-/// its rows wrap (the instance without would leave a wrapped row's last columns unmoved).
+/// its rows wrap (the instance without would leave a wrapped row's last columns unmoved), and
+/// always for the ops that have no other (policy.hpp: wrap_instance_only_ops).
 template <int N>
-std::string check_plan_row(const dsp::plan& pl, int64_t cols, int head) {
+std::string check_plan_row(const dsp::plan& pl, int64_t cols, int head, bool wrap_instance_only) {
   constexpr auto configs = std::make_index_sequence<dsp::registers_config_count>{};
   static constexpr auto wrapping = checkers_for<N, true>(configs);
   static constexpr auto plain = checkers_for<N, false>(configs);
-  const auto& table = rk::packs_wrap(N) && pl.wrapped_rows ? wrapping : plain;
+  const auto& table = rk::packs_wrap(N) && (pl.wrapped_rows || wrap_instance_only) ? wrapping : plain;
   return table[static_cast<size_t>(pl.config)](cols, head, pl.cluster, pl.segment_packs);
 }
 
@@ -159,7 +160,9 @@ void check_cols(int64_t cols, int elem_bytes, int& checked) {
         if (pl.kind != dsp::strategy::registers) continue;
         // Rows of a planned head have that head; rows planned for head -1 have any.
         for (int head = plan_head < 0 ? 0 : plan_head; head < (plan_head < 0 ? n : plan_head + 1); ++head) {
-          const std::string e = n == 4 ? check_plan_row<4>(pl, cols, head) : check_plan_row<8>(pl, cols, head);
+          const bool wrap_only = (dsp::wrap_instance_only_ops & dsp::op_kind_for(op.weights > 0, op.staged_op, op.row_inputs)) != 0;
+          const std::string e = n == 4 ? check_plan_row<4>(pl, cols, head, wrap_only)
+                                       : check_plan_row<8>(pl, cols, head, wrap_only);
           ++checked;
           if (!e.empty()) {
             INFO(op.name << " " << elem_bytes << "-byte elements, " << rows << " x " << cols << ", row head " << head

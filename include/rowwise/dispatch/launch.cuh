@@ -61,14 +61,19 @@ row_kernel_fn<Op, T> registers_kernel_at(int config, std::index_sequence<I...>) 
 }
 
 /// The registers kernel of a plan's config, with or without the wrap's code (plan.hpp:
-/// wrapped_rows); widths whose rows never wrap have only the instance without.
+/// wrapped_rows). Widths whose rows never wrap have only the instance without; the ops of
+/// policy.hpp's wrap_instance_only_ops only the instance with it, for every plan.
 template <class Op, class T, int N, bool Staged>
 row_kernel_fn<Op, T> registers_kernel_for(const plan& pl) {
   constexpr auto configs = std::make_index_sequence<registers_config_count>{};
-  if constexpr (kernels::packs_wrap(N)) {
-    if (pl.wrapped_rows) return registers_kernel_at<Op, T, N, Staged, true>(pl.config, configs);
+  if constexpr (!kernels::packs_wrap(N)) {
+    return registers_kernel_at<Op, T, N, Staged, false>(pl.config, configs);
+  } else if constexpr ((wrap_instance_only_ops & op_kind_v<Op>) != 0) {
+    return registers_kernel_at<Op, T, N, Staged, true>(pl.config, configs);
+  } else {
+    return pl.wrapped_rows ? registers_kernel_at<Op, T, N, Staged, true>(pl.config, configs)
+                           : registers_kernel_at<Op, T, N, Staged, false>(pl.config, configs);
   }
-  return registers_kernel_at<Op, T, N, Staged, false>(pl.config, configs);
 }
 
 /// Whether registers plans of this op and pack width may stage weights (plan.hpp:

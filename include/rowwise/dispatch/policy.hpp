@@ -394,6 +394,17 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
   return row_inputs == 2 ? fused_kind : rms_norm_kind;
 }
 
+/// The ops whose 16-bit registers kernels have one instance per config, with the wrap's code
+/// (kernels/row_pack_span.hpp), for plans whose rows wrap and plans whose rows do not; the other
+/// ops have a second instance without it for the latter (plan.hpp: wrapped_rows, launch.cuh).
+/// layer_norm: its aligned rows measured slower on the instances without the wrap's code, which
+/// ptxas spilled more (an H200, bench/results/2026-12-05-h200-s42/ab-ddc041a-4d47a67: fp16 / bf16
+/// 65536 x 1024 96.5 / 94.8 -> 89.4 / 91.4 % of the copy floor; that fp16 instance's spill
+/// stores 52 -> 72 bytes, loads 68 -> 124, ptxas -v). softmax's gained (bf16: +4 to +5 points at
+/// 128-65536 columns, 92.0 -> 97.1 % median), rms_norm's and fused_add_rms_norm's held (within
+/// about a point).
+inline constexpr unsigned wrap_instance_only_ops = layer_norm_kind;
+
 /// Many rows of 16-bit elements held 40-64 values per thread (the wide configs: 5-8 packs of 8)
 /// instead of 32: fewer threads per row, so the per-row work of each thread (its row set-up, the
 /// warp and block reductions, the weights' addresses) is spread over more values, while an SM
