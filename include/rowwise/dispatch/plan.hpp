@@ -98,10 +98,12 @@ constexpr int64_t registers_row_packs_for(int64_t cols, int n, int head) {
 }
 
 /// Whether a registers kernel wraps any row's last pack (kernels/row_pack_span.hpp:
-/// wrapped_row_tail) for rows of this head, or of any head (-1). Only then is its instance the
-/// one with the wrap's code: that code (element-wise head-pack accesses, the tail's columns'
-/// weights) tripled the local-memory loads of aligned bf16 softmax rows of 32768 columns (ncu), 93.5 ->
-/// 89.9 % of the copy floor (an H100, bench/results/2026-12-05-h100-s41).
+/// wrapped_row_tail) for rows of this head, or of any head (-1). Only then does the launcher
+/// take the instance with the wrap's code (but for policy.hpp's wrap_instance_only_ops): that
+/// code (element-wise head-pack accesses, the tail's columns' weights) tripled the local-memory
+/// loads of aligned bf16 softmax rows of 32768 columns (ncu, an H100, bench/results/
+/// 2026-12-05-h100-s41), and the instance without it ran aligned 16-bit softmax 3-5 points
+/// faster at 32-65536 columns (an H200, bench/results/2026-12-05-h200-s42).
 constexpr bool registers_rows_wrap(int64_t cols, int n, int head) {
   if (head < 0) {
     for (int h = 0; h < n; ++h)
