@@ -106,22 +106,6 @@ __device__ __forceinline__ int pack_range_hi(int64_t col0, int64_t cols) {
   return in >= N ? N : in <= 0 ? 0 : static_cast<int>(in);
 }
 
-/// Whether a row's partial edge packs may be read as whole aligned packs: the head pack (it starts
-/// up to N - 1 elements before the row) when the row is not the matrix's first, the tail pack (it
-/// ends up to N - 1 elements past the row) when the row is not its last, given rows at least
-/// N - 1 elements apart (every matrix the launch reads). Those bytes are then the neighbouring
-/// row's or the gap's, inside the matrix: read, never used (padded), never written. One 16-byte
-/// load instead of up to N - 1 narrow ones, each its own L1 wavefront and L2 request.
-struct edge_pack_reads {
-  bool head = false;
-  bool tail = false;
-};
-template <int N>
-__device__ __forceinline__ edge_pack_reads edge_pack_reads_for(int64_t row, int64_t rows, int64_t min_stride) {
-  const bool apart = min_stride >= N - 1;
-  return {apart && row >= 1, apart && row + 1 < rows};
-}
-
 /// Load the pack starting at column col0 (may be negative for the head pack) as raw T. Returns
 /// the slots inside [0, cols) as bits (bit j: slot j); the others read nothing and hold `pad`
 /// (an op's neutral value, so that most ops reduce without looking at the mask).

@@ -79,5 +79,23 @@ __host__ __device__ __forceinline__ void for_prefix_pieces(int hi, F&& f) {
       if (q + s <= hi && hi < q + 2 * s) f(q, s);
 }
 
+/// Whether a row's partial edge packs may be read as whole aligned packs (thread_packs.cuh): the
+/// head pack (it starts up to N - 1 elements before the row) when the row is not the matrix's
+/// first, the tail pack (it ends up to N - 1 elements past the row) when the row is not its last,
+/// given rows at least N - 1 elements apart (every matrix the launch reads). Those bytes are then
+/// the neighbouring row's or the gap's, inside the matrix: read, never used (padded), never
+/// written. One 16-byte load instead of up to N - 1 narrow ones, each its own L1 wavefront and L2
+/// request. tests/host/test_edge_pack_reads.cpp checks that every pack read so lies inside.
+struct edge_pack_reads {
+  bool head = false;
+  bool tail = false;
+};
+template <int N>
+__host__ __device__ __forceinline__ constexpr edge_pack_reads edge_pack_reads_for(int64_t row, int64_t rows,
+                                                                                  int64_t min_stride) {
+  const bool apart = min_stride >= N - 1;
+  return {apart && row >= 1, apart && row + 1 < rows};
+}
+
 }  // namespace kernels
 ROWWISE_NAMESPACE_END
