@@ -617,6 +617,31 @@ TEST_CASE("norms: pointer offsets / strided rows / in place", "[gpu][norms]") {
         }
 }
 
+TEST_CASE("norms: many short rows off a 16-byte boundary (edge packs read whole between rows, in parts at the "
+          "matrix's ends)",
+          "[gpu][norms]") {
+  // As the softmax case of the same name: rms_norm and fused_add_rms_norm read a row's partial
+  // head and tail packs whole between rows (row_io.cuh edge_pack_reads; fused: x and residual);
+  // layer_norm does not, and is checked here too.
+  seeded_rng rng("norms short offset rows");
+  INFO(rng.describe());
+  test_stream stream;
+  const call_layout layouts[] = {offset_both(1),       offset_both(5), offset_strided(1, 8),
+                                 offset_strided(3, 1), in_place(1),    in_place(7, 3)};
+  const int64_t cols_list[] = {1, 3, 8, 9, 16, 24, 31, 32, 64, 100, 128, 768};
+  int k = 0;
+  for (dtype t : all_dtypes)
+    for (int64_t cols : cols_list)
+      for (const call_layout& L : layouts)
+        for (norm_op op : all_norm_ops) {
+          if (op == norm_op::fused_add_rms_norm && L.in_place) continue;
+          norm_case c = case_of(op, t, 600, cols, stream.get());
+          c.layout = L;
+          combo(c, k++);
+          run_case(c, rng);
+        }
+}
+
 TEST_CASE("norms: weights staged in shared memory or read from global memory (one-wave and persistent grids, "
           "weights offset by one element, rows of differing heads, W = T or float)",
           "[gpu][norms]") {

@@ -271,6 +271,26 @@ TEST_CASE("softmax/log_softmax: pointer offsets / strided rows / in place", "[gp
       }
 }
 
+TEST_CASE("softmax/log_softmax: many short rows off a 16-byte boundary (edge packs read whole between rows, in "
+          "parts at the matrix's ends)",
+          "[gpu][softmax]") {
+  // Row r's partial head and tail packs are read as whole 16-byte packs when r is neither the
+  // matrix's first nor its last row (row_io.cuh edge_pack_reads): their other slots hold the
+  // neighbouring rows' elements, or the gap's poison (a NaN) in strided layouts, which must not
+  // reach the row. Rows of 1-512 columns at several heads, contiguous, strided and in place.
+  seeded_rng rng("softmax short offset rows");
+  INFO(rng.describe());
+  test_stream stream;
+  const call_layout layouts[] = {offset_both(1),       offset_both(5), offset_strided(1, 8),
+                                 offset_strided(3, 1), in_place(1),    in_place(7, 3)};
+  const int64_t cols_list[] = {1, 2, 3, 7, 8, 9, 15, 16, 24, 31, 32, 40, 64, 100, 128, 256, 512};
+  int i = 0;
+  for (dtype t : all_dtypes)
+    for (int64_t cols : cols_list)
+      for (const call_layout& L : layouts)
+        run_case({t, (i++ % 2) == 1, 1000, cols, L, row_kind::random, stream.get()}, rng);
+}
+
 TEST_CASE("softmax/log_softmax: 0 rows is a successful no-op that touches nothing", "[gpu][softmax][sanitize]") {
   test_stream stream;
   for (dtype t : all_dtypes)

@@ -301,7 +301,17 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     }
     float v[K * N];
     slot_mask<K * N> ok;
-    load_op_packs<Op, dispatch::row_load_policy, stores>(tp, in_row, res_row, v, ok);
+    // Edge packs read whole where they lie inside the matrix (row_io.cuh: edge_pack_reads); not
+    // layer_norm's, whose 64-register instances spilled 52 / 84 -> 134 / 200 bytes with it
+    // (bf16 G 32 K 4, scripts/sass_counts.py) and whose offset rows lose to their weights' reads.
+    constexpr bool whole_edges = !op_two_pass<Op>::value;
+    edge_pack_reads edges{};
+    if constexpr (whole_edges)
+      edges = edge_pack_reads_for<N>(
+          r, io.rows,
+          Op::fuses_residual && io.residual_stride < io.in_stride ? io.residual_stride : io.in_stride);
+    load_op_packs<Op, dispatch::row_load_policy, stores, Op::fuses_residual, whole_edges>(tp, in_row, res_row, v,
+                                                                                          ok, edges);
     // Few row loads in flight per SM (policy.hpp: prefetch_next_row): the segment of the row
     // this group takes next in a persistent cluster grid, or that a CTA one wave of resident
     // CTAs later takes in a grid of one CTA per row step, goes into L2 while this row is

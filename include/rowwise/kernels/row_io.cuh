@@ -46,6 +46,66 @@ __device__ __forceinline__ unsigned row_pack_slots(int64_t col0, int64_t cols) {
   return bits;
 }
 
+/// A part of an aligned pack moved as one access: `s` slots from slot `q`, q a multiple of s (so the
+/// address is aligned to the piece's size), s * sizeof(T) a power of two up to 8 bytes.
+template <class T, int N>
+__device__ __forceinline__ void load_piece(aligned_array<T, N>& a, const T* pack, int q, int s) {
+  switch (s * static_cast<int>(sizeof(T))) {
+    case 8: *reinterpret_cast<uint2*>(&a.v[q]) = *reinterpret_cast<const uint2*>(pack + q); break;
+    case 4: *reinterpret_cast<uint32_t*>(&a.v[q]) = *reinterpret_cast<const uint32_t*>(pack + q); break;
+    case 2: *reinterpret_cast<uint16_t*>(&a.v[q]) = *reinterpret_cast<const uint16_t*>(pack + q); break;
+    default: a.v[q] = pack[q]; break;
+  }
+}
+template <class T, int N>
+__device__ __forceinline__ void store_piece(T* pack, const aligned_array<T, N>& a, int q, int s) {
+  switch (s * static_cast<int>(sizeof(T))) {
+    case 8: *reinterpret_cast<uint2*>(pack + q) = *reinterpret_cast<const uint2*>(&a.v[q]); break;
+    case 4: *reinterpret_cast<uint32_t*>(pack + q) = *reinterpret_cast<const uint32_t*>(&a.v[q]); break;
+    case 2: *reinterpret_cast<uint16_t*>(pack + q) = *reinterpret_cast<const uint16_t*>(&a.v[q]); break;
+    default: pack[q] = a.v[q]; break;
+  }
+}
+
+/// Slots [lo, hi) of the aligned pack at `pack` (0 <= lo < hi <= N, not the whole pack) into a:
+/// by pieces when the range is a suffix or a prefix, else (a row inside one pack) element by
+/// element.
+template <class T, int N>
+__device__ __forceinline__ void load_pack_range(aligned_array<T, N>& a, const T* pack, int lo, int hi) {
+  if (hi == N) {
+    for_suffix_pieces<N>(lo, [&](int q, int s) { load_piece(a, pack, q, s); });
+  } else if (lo == 0) {
+    for_prefix_pieces<N>(hi, [&](int q, int s) { load_piece(a, pack, q, s); });
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      if (j >= lo && j < hi) a.v[j] = pack[j];
+  }
+}
+template <class T, int N>
+__device__ __forceinline__ void store_pack_range(T* pack, const aligned_array<T, N>& a, int lo, int hi) {
+  if (hi == N) {
+    for_suffix_pieces<N>(lo, [&](int q, int s) { store_piece(pack, a, q, s); });
+  } else if (lo == 0) {
+    for_prefix_pieces<N>(hi, [&](int q, int s) { store_piece(pack, a, q, s); });
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      if (j >= lo && j < hi) pack[j] = a.v[j];
+  }
+}
+
+/// The slots of the pack at column col0 inside [0, cols): [lo, hi) (empty when lo >= hi).
+template <int N>
+__device__ __forceinline__ int pack_range_lo(int64_t col0) {
+  return col0 >= 0 ? 0 : col0 <= -N ? N : static_cast<int>(-col0);
+}
+template <int N>
+__device__ __forceinline__ int pack_range_hi(int64_t col0, int64_t cols) {
+  const int64_t in = cols - col0;
+  return in >= N ? N : in <= 0 ? 0 : static_cast<int>(in);
+}
+
 /// Load the pack starting at column col0 (may be negative for the head pack) as raw T. Returns
 /// the slots inside [0, cols) as bits (bit j: slot j); the others read nothing and hold `pad`
 /// (an op's neutral value, so that most ops reduce without looking at the mask).
@@ -59,17 +119,12 @@ __device__ __forceinline__ unsigned load_row_pack_raw(const T* row, int64_t col0
   }
   // Pad first, then predicated loads: a select between a loaded value and the pad would wait
   // for each element's load before issuing the next.
-  unsigned ok = 0;
 #pragma unroll
   for (int j = 0; j < N; ++j) a.v[j] = pad;
-#pragma unroll
-  for (int j = 0; j < N; ++j) {
-    const int64_t c = col0 + j;
-    const bool inside = c >= 0 && c < cols;
-    if (inside) a.v[j] = row[c];
-    ok |= static_cast<unsigned>(inside) << j;
-  }
-  return ok;
+  const int lo = pack_range_lo<N>(col0), hi = pack_range_hi<N>(col0, cols);
+  if (lo >= hi) return 0;  // a pack wholly outside the row: nothing read
+  load_pack_range(a, row + col0, lo, hi);
+  return ((1u << hi) - 1u) & ~((1u << lo) - 1u);
 }
 
 /// Store fp32 values, each rounded once to T, as a whole aligned pack: one access.
@@ -88,11 +143,8 @@ __device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t col
   if (col0 >= 0 && col0 + N <= cols) {
     store_pack<S>(row + col0, a);
   } else {
-#pragma unroll
-    for (int j = 0; j < N; ++j) {
-      const int64_t c = col0 + j;
-      if (c >= 0 && c < cols) row[c] = a.v[j];
-    }
+    const int lo = pack_range_lo<N>(col0), hi = pack_range_hi<N>(col0, cols);
+    if (lo < hi) store_pack_range(row + col0, a, lo, hi);
   }
 }
 
@@ -114,16 +166,11 @@ template <load_policy P, class T, int N>
 __device__ __forceinline__ unsigned load_wrapped_head_raw(const T* row, int head, int64_t cols, int tail,
                                                           aligned_array<T, N>& a, T pad) {
   const T* const head_pack = row - head;
-  const T* const tail_part = row + (cols - tail);
+  const T* const tail_part = row + (cols - tail);  // aligned: the row's last, partial pack
 #pragma unroll
   for (int j = 0; j < N; ++j) a.v[j] = pad;
-#pragma unroll
-  for (int j = 0; j < N; ++j) {
-    if (j < tail)
-      a.v[j] = tail_part[j];
-    else if (j >= head)
-      a.v[j] = head_pack[j];
-  }
+  for_prefix_pieces<N>(tail, [&](int q, int s) { load_piece(a, tail_part, q, s); });
+  for_suffix_pieces<N>(head, [&](int q, int s) { load_piece(a, head_pack, q, s); });
   return ((1u << tail) - 1u) | (((1u << N) - 1u) & ~((1u << head) - 1u));
 }
 
@@ -132,14 +179,9 @@ template <class T, int N>
 __device__ __forceinline__ void store_wrapped_head(T* row, int head, int64_t cols, int tail,
                                                    const aligned_array<T, N>& a) {
   T* const head_pack = row - head;
-  T* const tail_part = row + (cols - tail);
-#pragma unroll
-  for (int j = 0; j < N; ++j) {
-    if (j < tail)
-      tail_part[j] = a.v[j];
-    else if (j >= head)
-      head_pack[j] = a.v[j];
-  }
+  T* const tail_part = row + (cols - tail);  // aligned: the row's last, partial pack
+  for_prefix_pieces<N>(tail, [&](int q, int s) { store_piece(tail_part, a, q, s); });
+  for_suffix_pieces<N>(head, [&](int q, int s) { store_piece(head_pack, a, q, s); });
 }
 
 template <class T, int N>

@@ -43,5 +43,59 @@ __host__ __device__ __forceinline__ constexpr int64_t wrapped_row_pack_span(int6
   return row_pack_span(cols, n, head) - (wrapped_row_tail(cols, n, head) > 0 ? 1 : 0);
 }
 
+/// The slots [lo, N) (a suffix: a row's head pack) or [0, hi) (a prefix: its tail pack) of an
+/// aligned pack in the fewest aligned accesses: the buddy blocks of the pack (size s, at a
+/// multiple q of s) inside the range whose parent block (2s) is not. For a suffix those are right
+/// children (q = s, 3s, ...; present where q - s < lo <= q), for a prefix left ones (present where
+/// q + s <= hi < q + 2s): at most log2(N) accesses of up to 8 bytes each, where element by
+/// element took up to N - 1 (a 16-bit head pack one element past a 16-byte boundary: 2, 4 and 8
+/// bytes instead of seven 2-byte accesses). Every candidate is compiled, predicated on lo / hi
+/// (one case per bound instead compiled to more instructions and three times the branches:
+/// scripts/sass_counts.py, bench/NOTES.md 43).
+/// Host and device (unrolled on the device only: a host compiler warns about the pragma):
+/// tests/host/test_pack_pieces.cpp checks the cover.
+template <int N, class F>
+__host__ __device__ __forceinline__ void for_suffix_pieces(int lo, F&& f) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int s = N / 2; s >= 1; s /= 2)
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int q = s; q < N; q += 2 * s)
+      if (q >= lo && q - s < lo) f(q, s);
+}
+template <int N, class F>
+__host__ __device__ __forceinline__ void for_prefix_pieces(int hi, F&& f) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int s = N / 2; s >= 1; s /= 2)
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int q = 0; q < N; q += 2 * s)
+      if (q + s <= hi && hi < q + 2 * s) f(q, s);
+}
+
+/// Whether a row's partial edge packs may be read as whole aligned packs (thread_packs.cuh): the
+/// head pack (it starts up to N - 1 elements before the row) when the row is not the matrix's
+/// first, the tail pack (it ends up to N - 1 elements past the row) when the row is not its last,
+/// given rows at least N - 1 elements apart (every matrix the launch reads). Those bytes are then
+/// the neighbouring row's or the gap's, inside the matrix: read, never used (padded), never
+/// written. One 16-byte load instead of up to N - 1 narrow ones, each its own L1 wavefront and L2
+/// request. tests/host/test_edge_pack_reads.cpp checks that every pack read so lies inside.
+struct edge_pack_reads {
+  bool head = false;
+  bool tail = false;
+};
+template <int N>
+__host__ __device__ __forceinline__ constexpr edge_pack_reads edge_pack_reads_for(int64_t row, int64_t rows,
+                                                                                  int64_t min_stride) {
+  const bool apart = min_stride >= N - 1;
+  return {apart && row >= 1, apart && row + 1 < rows};
+}
+
 }  // namespace kernels
 ROWWISE_NAMESPACE_END

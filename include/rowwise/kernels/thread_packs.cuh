@@ -35,10 +35,11 @@ namespace kernels {
 /// ok says which slots are row elements). With Fuse (default: the op's fuses_residual) it reads
 /// in + residual, rounds the sum once to T, stores it back to the residual row and keeps that
 /// stored value.
-template <class Op, load_policy P, store_policy S, bool Fuse = Op::fuses_residual, int K,
-          int G, int N, bool Wrap, class T>
+template <class Op, load_policy P, store_policy S, bool Fuse = Op::fuses_residual, bool WholeEdges = false,
+          int K, int G, int N, bool Wrap, class T>
 __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>& tp, const T* in_row,
-                                              T* res_row, float (&v)[K * N], slot_mask<K * N>& ok) {
+                                              T* res_row, float (&v)[K * N], slot_mask<K * N>& ok,
+                                              edge_pack_reads edges = {}) {
   constexpr bool fused = Fuse;
   aligned_array<T, N> res[fused ? K : 1];
   aligned_array<T, N> raw[K];
@@ -72,21 +73,80 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>&
         ok.set_pack(k * N, (1u << N) - 1u);
       }
     }
-    // Edge packs (a row's head and tail) last, element by element, once the whole packs are
-    // all in flight. (Selecting the tail by its run-time index instead, as the store does, cost
-    // 16-bit sub-warp rows two registers: 48 -> 50, one CTA per SM less; ptxas -v.)
-    const int tail = tp.head_pack_tail();
+    if constexpr (WholeEdges) {
+      // Edge packs (a row's head and tail) last, once the whole packs are all in flight. Where the
+      // edge pack's 16 bytes lie inside the matrix (edge_pack_reads: a neighbouring row's or the
+      // gap's elements fill the rest), one aligned load, its foreign slots padded after every load
+      // is issued; else element by element (or by pieces). (Selecting the tail by its run-time
+      // index instead, as the store does, cost 16-bit sub-warp rows two registers: 48 -> 50, one
+      // CTA per SM less; ptxas -v.)
+      const int tail = tp.head_pack_tail();
+      aligned_array<T, N> wrap_raw, wrap_res;  // a wrapped head's tail pack, read whole
+      unsigned read_whole = 0;                 // bit k: pack k was read whole and needs its pads
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      if (k == 0 && tail > 0) {
-        ok.set_pack(0, load_wrapped_head_raw<P>(in_row, tp.head(), tp.cols, tail, raw[0], pad));
-        if constexpr (fused)
-          load_wrapped_head_raw<P>(static_cast<const T*>(res_row), tp.head(), tp.cols, tail, res[0],
-                                   from_float<T>(0.0f));
-      } else if (!tp.whole(k) && tp.touches(k)) {
-        ok.set_pack(k * N, load_row_pack_raw<P>(in_row, tp.col(k), tp.cols, raw[k], pad));
-        if constexpr (fused)
-          load_row_pack_raw<P>(static_cast<const T*>(res_row), tp.col(k), tp.cols, res[k], from_float<T>(0.0f));
+      for (int k = 0; k < K; ++k) {
+        if (k == 0 && tail > 0) {
+          if (edges.head && edges.tail) {
+            load_pack<P>(raw[0], in_row - tp.head());
+            load_pack<P>(wrap_raw, in_row + (tp.cols - tail));
+            if constexpr (fused) {
+              load_pack<P>(res[0], static_cast<const T*>(res_row) - tp.head());
+              load_pack<P>(wrap_res, static_cast<const T*>(res_row) + (tp.cols - tail));
+            }
+            read_whole |= 1u;
+          } else {
+            ok.set_pack(0, load_wrapped_head_raw<P>(in_row, tp.head(), tp.cols, tail, raw[0], pad));
+            if constexpr (fused)
+              load_wrapped_head_raw<P>(static_cast<const T*>(res_row), tp.head(), tp.cols, tail, res[0],
+                                       from_float<T>(0.0f));
+          }
+        } else if (!tp.whole(k) && tp.touches(k)) {
+          const bool readable = (tp.col(k) >= 0 || edges.head) && (tp.col(k) + N <= tp.cols || edges.tail);
+          if (readable) {
+            load_pack<P>(raw[k], in_row + tp.col(k));
+            if constexpr (fused) load_pack<P>(res[k], static_cast<const T*>(res_row) + tp.col(k));
+            read_whole |= 1u << k;
+          } else {
+            ok.set_pack(k * N, load_row_pack_raw<P>(in_row, tp.col(k), tp.cols, raw[k], pad));
+            if constexpr (fused)
+              load_row_pack_raw<P>(static_cast<const T*>(res_row), tp.col(k), tp.cols, res[k], from_float<T>(0.0f));
+          }
+        }
+      }
+      // The pads of the packs read whole: slots outside the row take the op's neutral value (the
+      // residual's 0), a wrapped head's slots [0, tail) the row's last elements.
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (!(read_whole & (1u << k))) continue;
+        const unsigned slots = (k == 0 && tail > 0)
+                                   ? (((1u << tail) - 1u) | (((1u << N) - 1u) & ~((1u << tp.head()) - 1u)))
+                                   : row_pack_slots<N>(tp.col(k), tp.cols);
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+          const bool from_tail = k == 0 && j < tail;
+          raw[k].v[j] = from_tail ? wrap_raw.v[j] : (slots >> j) & 1u ? raw[k].v[j] : pad;
+          if constexpr (fused)
+            res[k].v[j] = from_tail ? wrap_res.v[j] : (slots >> j) & 1u ? res[k].v[j] : from_float<T>(0.0f);
+        }
+        ok.set_pack(k * N, slots);
+      }
+    } else {
+      // Edge packs (a row's head and tail) last, element by element, once the whole packs are
+      // all in flight. (Selecting the tail by its run-time index instead, as the store does, cost
+      // 16-bit sub-warp rows two registers: 48 -> 50, one CTA per SM less; ptxas -v.)
+      const int tail = tp.head_pack_tail();
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (k == 0 && tail > 0) {
+          ok.set_pack(0, load_wrapped_head_raw<P>(in_row, tp.head(), tp.cols, tail, raw[0], pad));
+          if constexpr (fused)
+            load_wrapped_head_raw<P>(static_cast<const T*>(res_row), tp.head(), tp.cols, tail, res[0],
+                                     from_float<T>(0.0f));
+        } else if (!tp.whole(k) && tp.touches(k)) {
+          ok.set_pack(k * N, load_row_pack_raw<P>(in_row, tp.col(k), tp.cols, raw[k], pad));
+          if constexpr (fused)
+            load_row_pack_raw<P>(static_cast<const T*>(res_row), tp.col(k), tp.cols, res[k], from_float<T>(0.0f));
+        }
       }
     }
   }
