@@ -304,7 +304,9 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     // Edge packs read whole where they lie inside the matrix (row_io.cuh: edge_pack_reads); not
     // layer_norm's, whose 64-register instances spilled 52 / 84 -> 134 / 200 bytes with it
     // (bf16 G 32 K 4, scripts/sass_counts.py) and whose offset rows lose to their weights' reads.
-    constexpr bool whole_edges = !op_two_pass<Op>::value;
+    // fp32 rows of a warp or less (G <= 32) neither: their kernels grew 450 -> 537 SASS
+    // instructions with it and their offset rows measured slower (bench/NOTES.md 45).
+    constexpr bool whole_edges = !op_two_pass<Op>::value && (sizeof(T) < 4 || G > 32);
     edge_pack_reads edges{};
     if constexpr (whole_edges)
       edges = edge_pack_reads_for<N>(

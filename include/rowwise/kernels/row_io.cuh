@@ -121,10 +121,25 @@ __device__ __forceinline__ unsigned load_row_pack_raw(const T* row, int64_t col0
   // for each element's load before issuing the next.
 #pragma unroll
   for (int j = 0; j < N; ++j) a.v[j] = pad;
-  const int lo = pack_range_lo<N>(col0), hi = pack_range_hi<N>(col0, cols);
-  if (lo >= hi) return 0;  // a pack wholly outside the row: nothing read
-  load_pack_range(a, row + col0, lo, hi);
-  return ((1u << hi) - 1u) & ~((1u << lo) - 1u);
+  if constexpr (sizeof(T) >= 4) {
+    // 4-byte T element by element: by pieces its pack of 4 saves one access at most (3 -> 2),
+    // for code that took its short-row softmax kernels from 450 to 552-658 SASS instructions and
+    // its offset rows 1-7 points lower on an H100 (scripts/sass_counts.py, bench/NOTES.md 45).
+    unsigned ok = 0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const int64_t c = col0 + j;
+      const bool inside = c >= 0 && c < cols;
+      if (inside) a.v[j] = row[c];
+      ok |= static_cast<unsigned>(inside) << j;
+    }
+    return ok;
+  } else {
+    const int lo = pack_range_lo<N>(col0), hi = pack_range_hi<N>(col0, cols);
+    if (lo >= hi) return 0;  // a pack wholly outside the row: nothing read
+    load_pack_range(a, row + col0, lo, hi);
+    return ((1u << hi) - 1u) & ~((1u << lo) - 1u);
+  }
 }
 
 /// Store fp32 values, each rounded once to T, as a whole aligned pack: one access.
@@ -142,6 +157,12 @@ __device__ __forceinline__ void store_row_pack(T* row, int64_t col0, int64_t col
                                                const aligned_array<T, N>& a) {
   if (col0 >= 0 && col0 + N <= cols) {
     store_pack<S>(row + col0, a);
+  } else if constexpr (sizeof(T) >= 4) {  // element by element (load_row_pack_raw says why)
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const int64_t c = col0 + j;
+      if (c >= 0 && c < cols) row[c] = a.v[j];
+    }
   } else {
     const int lo = pack_range_lo<N>(col0), hi = pack_range_hi<N>(col0, cols);
     if (lo < hi) store_pack_range(row + col0, a, lo, hi);
