@@ -167,6 +167,30 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>&
   for (int k = 0; k < K; ++k) pack_to_float(raw[k], *reinterpret_cast<float(*)[N]>(&v[k * N]));
 }
 
+/// Whether every present parameter vector of the op, not aligned at the thread's packs, may be read
+/// by 4-byte words at each of them (2-byte parameters of packs of 4 or 8): tested at the first and
+/// the last pack only. The packs are stride * N elements apart, so the word offset is the same at
+/// all of them, and the columns before the first and after the last bound those of the others.
+template <class Op, int K, int G, int N, bool Wrap>
+__device__ __forceinline__ bool column_params_by_words_at(const Op& op, const thread_packs<K, G, N, Wrap>& tp) {
+  using params = op_column_params<Op>;
+  if constexpr (params::count == 0) {
+    return false;
+  } else if constexpr (!column_params_by_words<N, typename params::type>) {
+    return false;
+  } else {
+    bool ok = true;
+#pragma unroll
+    for (int i = 0; i < params::count; ++i) {
+      const auto* w = op.column_param(i);
+      if (w != nullptr)
+        ok = ok && column_params_word_readable<N>(w, tp.c0, tp.cols) &&
+             column_params_word_readable<N>(w, tp.col(K - 1), tp.cols);
+    }
+    return ok;
+  }
+}
+
 template <bool InPlace, class Op, int N, class State, class Columns>
 __device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t col0, const State& st,
                                          Columns columns) {
@@ -200,7 +224,13 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
       }
     };
     if (!op.template columns_aligned<N>(tp.c0)) {
-      store_all([](int) { return checked_columns{}; });
+      // Misaligned weights (a row one element past a boundary, weights aligned): by words
+      // without a bounds and alignment test per pack and weight (those tests and the selects
+      // they feed are what such rows execute beyond the aligned ones: bench/NOTES.md 46 b).
+      if (column_params_by_words_at(op, tp))
+        store_all([](int) { return word_columns{}; });
+      else
+        store_all([](int) { return checked_columns{}; });
     } else if (stage.holds()) {
       stage.wait();
       store_all([&](int k) { return stage.columns(op, k); });
