@@ -200,6 +200,19 @@ __device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t co
     op.apply(v, col0, st, columns);
 }
 
+/// Pack kt (1 <= kt < K, thread_packs::partial_tail) of v into pv. Its index is a run-time value:
+/// a copy selected by compile-time compares, so that v is never indexed dynamically (which would
+/// move it to local memory).
+template <int K, int N>
+__device__ __forceinline__ void copy_partial_tail_pack(const float (&v)[K * N], int kt, float (&pv)[N]) {
+#pragma unroll
+  for (int k = 1; k < K; ++k)
+    if (k == kt) {
+#pragma unroll
+      for (int j = 0; j < N; ++j) pv[j] = v[k * N + j];
+    }
+}
+
 /// Rows of a sub-warp group (G < 32) whose output rows follow each other in memory (out stride ==
 /// cols) share their boundary pack: row r's partial tail pack is the aligned pack that row r + 1's
 /// partial head pack is, row r's last `head` elements in its slots [0, head) where head is row
@@ -253,14 +266,8 @@ __device__ __forceinline__ void store_merged_edge_packs(const thread_packs<K, G,
   }
   if constexpr (K > 1) {
     if (kt > 0) {
-      // Selected by compile-time compares: v is never indexed by a run-time value.
       float pv[N];
-#pragma unroll
-      for (int k = 1; k < K; ++k)
-        if (k == kt) {
-#pragma unroll
-          for (int j = 0; j < N; ++j) pv[j] = v[k * N + j];
-        }
+      copy_partial_tail_pack<K>(v, kt, pv);
       apply_op<InPlace>(op, pv, tp.col(kt), st, checked_columns{});
       float_to_pack(pv, at);
     }
@@ -364,15 +371,8 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
     if constexpr (K > 1) {
       const int kt = (can_merge && merge.on) ? -1 : tp.partial_tail();
       if (kt > 0) {
-        // Its index is a run-time value: a copy selected by compile-time compares, so that v
-        // is never indexed dynamically (which would move it to local memory).
         float pv[N];
-#pragma unroll
-        for (int k = 1; k < K; ++k)
-          if (k == kt) {
-#pragma unroll
-            for (int j = 0; j < N; ++j) pv[j] = v[k * N + j];
-          }
+        copy_partial_tail_pack<K>(v, kt, pv);
         const int64_t col = tp.c0 + static_cast<int64_t>(kt) * thread_packs<K, G, N, Wrap>::stride;
         apply_op<InPlace>(op, pv, col, st, checked_columns{});
         store_row_pack<S>(out_row, col, tp.cols, pv);
