@@ -274,8 +274,9 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     }
   }
   // Sub-warp rows one after the other in `out` that start or end inside a pack store their shared
-  // boundary packs whole (thread_packs.cuh: edge_merge); aligned rows keep the plain path.
-  // Not layer_norm's (two-pass): its 64-register sub-warp instances spilled 0 -> 84 bytes with it.
+  // boundary packs whole (thread_packs.cuh: edge_merge, merges_edge_packs_v); aligned rows keep the
+  // plain path. Not layer_norm's (two-pass): its 64-register sub-warp instances spilled 0 -> 84
+  // bytes with it.
   constexpr bool merge_edges_instance = merges_edge_packs_v<T, N, G> && !op_two_pass<Op>::value;
   const bool merges_edges = merge_edges_instance && csize == 1 && io.out_stride == io.cols &&
                             io.cols >= 2 * N && (first_head != 0 || io.cols % N != 0);

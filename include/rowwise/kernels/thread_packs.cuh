@@ -213,7 +213,7 @@ __device__ __forceinline__ void copy_partial_tail_pack(const float (&v)[K * N], 
     }
 }
 
-/// Rows of a sub-warp group (G < 32) whose output rows follow each other in memory (out stride ==
+/// Rows of a sub-warp group whose output rows follow each other in memory (out stride ==
 /// cols) share their boundary pack: row r's partial tail pack is the aligned pack that row r + 1's
 /// partial head pack is, row r's last `head` elements in its slots [0, head) where head is row
 /// r + 1's. Two groups of one warp hold those two halves; merged through shuffles, the pack is one
@@ -228,9 +228,13 @@ struct edge_merge {
   int prev_tail_lane;   // the lane of row r - 1's group that holds its last, partial pack
 };
 
-/// Packs a merged edge store handles: 16-byte packs (the shuffled words), sub-warp groups.
+/// Groups whose edge packs are stored merged: 16-bit rows of packs of 8 (16 bytes: the shuffled
+/// words) on groups of 2 threads, 16 rows per warp. Measured on an H100 (bench/NOTES.md 46 c), the
+/// form for every sub-warp group took 16-bit 32-column rows at offset 1 from 55 to 69 % of the copy
+/// floor but 128-column ones (groups of 8) from 86 to 71 % and fp32 32-column ones from 69 to 54:
+/// those rows are issue-bound, and the merge adds instructions to every lane of the warp.
 template <class T, int N, int G>
-inline constexpr bool merges_edge_packs_v = G < 32 && N * static_cast<int>(sizeof(T)) == 16;
+inline constexpr bool merges_edge_packs_v = G == 2 && sizeof(T) == 2 && N == 8;
 
 /// The lane (within its group) that holds the last pack of a row of `cols` columns and head `head`:
 /// pack 0's when the row wraps (its tail is in the head pack), else the row's last pack's.
@@ -320,7 +324,7 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
                                                const State& st, T* out_row, float (&v)[K * N],
                                                const Stage& stage = {}, const edge_merge& merge = {}) {
   constexpr bool can_merge = MergeEdges;
-  static_assert(!MergeEdges || merges_edge_packs_v<T, N, G>, "16-byte packs of sub-warp groups");
+  static_assert(!MergeEdges || merges_edge_packs_v<T, N, G>, "merges_edge_packs_v");
   const auto pack = [&](int k) -> float(&)[N] { return *reinterpret_cast<float(*)[N]>(&v[k * N]); };
   if (tp.all_whole()) {
     // Branch-free: the compiler may issue every pack's parameter loads (weights) up front. The
