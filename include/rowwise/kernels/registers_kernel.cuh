@@ -273,6 +273,13 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
       start_stage(/*via_l1=*/false);
     }
   }
+  // Sub-warp rows one after the other in `out` that start or end inside a pack store their shared
+  // boundary packs whole (thread_packs.cuh: edge_merge, merges_edge_packs_v); aligned rows keep the
+  // plain path. Not layer_norm's (two-pass): its 64-register sub-warp instances spilled 0 -> 84
+  // bytes with it.
+  constexpr bool merge_edges_instance = merges_edge_packs_v<T, N, G> && !op_two_pass<Op>::value;
+  const bool merges_edges = merge_edges_instance && csize == 1 && io.out_stride == io.cols &&
+                            io.cols >= 2 * N && (first_head != 0 || io.cols % N != 0);
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
   // The loop bound depends only on the block (cluster), so whole warps and blocks iterate
   // together and every shuffle / barrier is reached by all threads; rows past the end are masked.
@@ -358,11 +365,21 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
       }
     }();
 
+    edge_merge merge{};
+    if constexpr (merge_edges_instance) {
+      constexpr int groups_per_warp = 32 / G;
+      const int group_in_warp = group % groups_per_warp;
+      merge.on = merges_edges;
+      merge.prev_in_warp = group_in_warp > 0;
+      merge.next_in_warp = group_in_warp < groups_per_warp - 1 && row + 1 < io.rows;
+      // Row r - 1's head (the pointer is only measured: for row 0 no lane asks for it).
+      merge.prev_tail_lane = row_tail_pack_lane<G, N, Wrap>(io.cols, row_head<N>(in_row - io.in_stride));
+    }
     if constexpr (Staged)
-      store_op_packs<stores, /*InPlace=*/true>(
-          tp, op, st, out_row, v, stage::for_row(op, dynamic_smem, head == first_head));
+      store_op_packs<stores, /*InPlace=*/true, merge_edges_instance>(
+          tp, op, st, out_row, v, stage::for_row(op, dynamic_smem, head == first_head), merge);
     else
-      store_op_packs<stores, /*InPlace=*/true>(tp, op, st, out_row, v);
+      store_op_packs<stores, /*InPlace=*/true, merge_edges_instance>(tp, op, st, out_row, v, no_column_stage{}, merge);
     if (active && lane == 0 && rank == 0) op.store_stats(row, st);
   }
   row_reduce::finish(it);

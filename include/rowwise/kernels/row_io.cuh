@@ -226,6 +226,12 @@ struct checked_columns {
 struct aligned_columns {
   __device__ __forceinline__ aligned_columns param(int) const { return *this; }
 };
+/// word_columns: the caller established that the pack lies inside the row and that every
+/// parameter vector may be read by 4-byte words at it (column_params_word_readable; thread_packs.cuh
+/// column_params_by_words_at): load_column_params_by_words without a test per pack.
+struct word_columns {
+  __device__ __forceinline__ word_columns param(int) const { return *this; }
+};
 
 /// wrapped_columns: a wrapped head pack (load_wrapped_head_raw): slots [0, tail) are the columns
 /// from cols - tail, slots [head, N) columns j - head; element by element.
@@ -311,7 +317,9 @@ __device__ __forceinline__ void load_column_params_by_words(const W* p, float (&
   constexpr int words = N * static_cast<int>(sizeof(W)) / 4;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   static_assert(column_params_by_words<N, W>, "2-byte parameters, packs of 4 or 8");
-  const unsigned* q = reinterpret_cast<const unsigned*>(a & ~uintptr_t{3});
+  // Stepped back from p, not rebuilt from the integer: the compiler then keeps the global space
+  // of the kernel's pointer (LDG); a pointer made from an integer is generic (LD, bench/NOTES.md 46).
+  const unsigned* q = reinterpret_cast<const unsigned*>(p - (a & 3u) / sizeof(W));
   const unsigned shift = static_cast<unsigned>(a & 3u) * 8u;  // 0, or 16 at an odd element
   unsigned raw[words + 1];
 #pragma unroll
@@ -344,6 +352,15 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
     const int64_t c = col0 + j;
     out[j] = (c >= 0 && c < cols) ? to_float(w[c]) : 0.0f;
   }
+}
+
+template <int N, class W>
+__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols, float (&out)[N],
+                                                   word_columns) {
+  if constexpr (column_params_by_words<N, W>)
+    load_column_params_by_words<N>(w + col0, out);
+  else
+    load_column_params<N>(w, col0, cols, out, checked_columns{});  // never chosen for such W
 }
 
 template <int N, class W>

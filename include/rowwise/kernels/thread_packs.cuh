@@ -167,6 +167,30 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>&
   for (int k = 0; k < K; ++k) pack_to_float(raw[k], *reinterpret_cast<float(*)[N]>(&v[k * N]));
 }
 
+/// Whether every present parameter vector of the op, not aligned at the thread's packs, may be read
+/// by 4-byte words at each of them (2-byte parameters of packs of 4 or 8): tested at the first and
+/// the last pack only. The packs are stride * N elements apart, so the word offset is the same at
+/// all of them, and the columns before the first and after the last bound those of the others.
+template <class Op, int K, int G, int N, bool Wrap>
+__device__ __forceinline__ bool column_params_by_words_at(const Op& op, const thread_packs<K, G, N, Wrap>& tp) {
+  using params = op_column_params<Op>;
+  if constexpr (params::count == 0) {
+    return false;
+  } else if constexpr (!column_params_by_words<N, typename params::type>) {
+    return false;
+  } else {
+    bool ok = true;
+#pragma unroll
+    for (int i = 0; i < params::count; ++i) {
+      const auto* w = op.column_param(i);
+      if (w != nullptr)
+        ok = ok && column_params_word_readable<N>(w, tp.c0, tp.cols) &&
+             column_params_word_readable<N>(w, tp.col(K - 1), tp.cols);
+    }
+    return ok;
+  }
+}
+
 template <bool InPlace, class Op, int N, class State, class Columns>
 __device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t col0, const State& st,
                                          Columns columns) {
@@ -176,14 +200,131 @@ __device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t co
     op.apply(v, col0, st, columns);
 }
 
+/// Pack kt (1 <= kt < K, thread_packs::partial_tail) of v into pv. Its index is a run-time value:
+/// a copy selected by compile-time compares, so that v is never indexed dynamically (which would
+/// move it to local memory).
+template <int K, int N>
+__device__ __forceinline__ void copy_partial_tail_pack(const float (&v)[K * N], int kt, float (&pv)[N]) {
+#pragma unroll
+  for (int k = 1; k < K; ++k)
+    if (k == kt) {
+#pragma unroll
+      for (int j = 0; j < N; ++j) pv[j] = v[k * N + j];
+    }
+}
+
+/// Rows of a sub-warp group whose output rows follow each other in memory (out stride ==
+/// cols) share their boundary pack: row r's partial tail pack is the aligned pack that row r + 1's
+/// partial head pack is, row r's last `head` elements in its slots [0, head) where head is row
+/// r + 1's. Two groups of one warp hold those two halves; merged through shuffles, the pack is one
+/// 16-byte store instead of each half stored in pieces (2 + 4 + 8 bytes for a 16-bit head one
+/// element in, element by element for fp32). The warp's first row stores its head and its last
+/// row its tail in pieces, as do rows next to the matrix's ends. Uniform per launch (`on`), so
+/// every lane of a warp reaches the shuffles.
+struct edge_merge {
+  bool on;              // this launch merges (registers_kernel: merges_edge_packs)
+  bool prev_in_warp;    // row r - 1 is the previous group of this warp (its tail comes here)
+  bool next_in_warp;    // row r + 1 is the next group of this warp and is a row (it takes the tail)
+  int prev_tail_lane;   // the lane of row r - 1's group that holds its last, partial pack
+};
+
+/// Groups whose edge packs are stored merged: 16-bit rows of packs of 8 (16 bytes: the shuffled
+/// words) on groups of 2 threads, 16 rows per warp. Measured on an H100 (bench/NOTES.md 46 c), the
+/// form for every sub-warp group took 16-bit 32-column rows at offset 1 from 55 to 69 % of the copy
+/// floor but 128-column ones (groups of 8) from 86 to 71 % and fp32 32-column ones from 69 to 54:
+/// those rows are issue-bound, and the merge adds instructions to every lane of the warp.
+template <class T, int N, int G>
+inline constexpr bool merges_edge_packs_v = G == 2 && sizeof(T) == 2 && N == 8;
+
+/// The lane (within its group) that holds the last pack of a row of `cols` columns and head `head`:
+/// pack 0's when the row wraps (its tail is in the head pack), else the row's last pack's.
+template <int G, int N, bool Wrap>
+__device__ __forceinline__ int row_tail_pack_lane(int64_t cols, int head) {
+  if (Wrap && wrapped_row_tail(cols, N, head) > 0) return 0;
+  return static_cast<int>(((cols + head - 1) / N) % G);
+}
+
+/// store_op_packs' edge packs (a row's partial head and tail) with merge.on: see edge_merge.
+/// Called by every lane of the warp (the shuffles); rows at least 2 N long (the head and the
+/// tail are different packs unless the row wraps).
+template <store_policy S, bool InPlace, int K, int G, int N, bool Wrap, class Op, class T, class State>
+__device__ __forceinline__ void store_merged_edge_packs(const thread_packs<K, G, N, Wrap>& tp, const Op& op,
+                                                        const State& st, T* out_row, float (&v)[K * N],
+                                                        const edge_merge& merge) {
+  static_assert(N * sizeof(T) == 16, "16-byte packs: four shuffled words");
+  const int tail = tp.head_pack_tail();               // > 0: pack 0 holds the row's tail too
+  const bool holds_head = tp.c0 < 0 && tp.touches(0);  // the row's partial head pack is pack 0
+  const int kt = tp.partial_tail();                     // k >= 1: the row's partial tail pack
+  // Pack 0 is partial (the row's head, or its tail when the row has at most G packs).
+  const bool edge0 = tp.touches(0) && !tp.whole(0);
+  aligned_array<T, N> a0, at;
+  if (edge0) {
+    float p0[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) p0[j] = v[j];
+    if (tail > 0)
+      apply_op<InPlace>(op, p0, tp.c0, st, wrapped_columns{tp.head(), tail});
+    else
+      apply_op<InPlace>(op, p0, tp.col(0), st, checked_columns{});
+    float_to_pack(p0, a0);
+  }
+  if constexpr (K > 1) {
+    if (kt > 0) {
+      float pv[N];
+      copy_partial_tail_pack<K>(v, kt, pv);
+      apply_op<InPlace>(op, pv, tp.col(kt), st, checked_columns{});
+      float_to_pack(pv, at);
+    }
+  }
+  // The row's partial tail pack, if this thread holds it: pack 0 (wrapped, or the row's last
+  // when it has at most G packs) or pack kt.
+  const bool tail_in_0 = tail > 0 || (edge0 && !holds_head);
+  const bool holds_tail = tail_in_0 || kt > 0;
+  // Row r - 1's tail to the lane holding row r's head pack (lane 0 of the group). Word by word
+  // selected, not through a reference to either pack (that put them in local memory).
+  const int warp_lane = static_cast<int>(threadIdx.x) % 32;
+  const int src = holds_head && merge.prev_in_warp ? warp_lane - G + merge.prev_tail_lane : warp_lane;
+  const uint4 w0 = *reinterpret_cast<const uint4*>(&a0);
+  const uint4 wt = *reinterpret_cast<const uint4*>(&at);
+  uint4 pw;
+  pw.x = __shfl_sync(0xffffffffu, tail_in_0 ? w0.x : wt.x, src);
+  pw.y = __shfl_sync(0xffffffffu, tail_in_0 ? w0.y : wt.y, src);
+  pw.z = __shfl_sync(0xffffffffu, tail_in_0 ? w0.z : wt.z, src);
+  pw.w = __shfl_sync(0xffffffffu, tail_in_0 ? w0.w : wt.w, src);
+  const aligned_array<T, N> prev = *reinterpret_cast<const aligned_array<T, N>*>(&pw);
+  if (holds_head) {
+    const int head = tp.head();
+    if (merge.prev_in_warp) {
+      aligned_array<T, N> whole;
+#pragma unroll
+      for (int j = 0; j < N; ++j) whole.v[j] = j < head ? prev.v[j] : a0.v[j];
+      store_pack<S>(out_row - head, whole);
+    } else {
+      store_row_pack<S>(out_row, tp.c0, tp.cols, a0);  // slots [head, N); a wrapped tail's are not the row's here
+    }
+  }
+  if (holds_tail && !merge.next_in_warp) {
+    if (tail > 0)
+      store_row_pack<S>(out_row, tp.cols - tail, tp.cols, a0);  // slots [0, tail) at the row's end
+    else if (tail_in_0)
+      store_row_pack<S>(out_row, tp.col(0), tp.cols, a0);
+    else
+      store_row_pack<S>(out_row, tp.col(kt), tp.cols, at);
+  }
+}
+
 /// Apply the op to the thread's packs and store them as T. InPlace: v holds what the op's
 /// partial_in_place left there (apply_in_place), else the input values (apply). `stage`: where
 /// the op's column parameters may already be (column_stage.cuh), else global memory.
-template <store_policy S, bool InPlace, int K, int G, int N, bool Wrap, class Op, class T, class State,
-          class Stage = no_column_stage>
+/// MergeEdges (merges_edge_packs_v): the edge packs may be stored merged with the neighbouring
+/// rows' when `merge.on` (edge_merge; registers kernel).
+template <store_policy S, bool InPlace, bool MergeEdges = false, int K, int G, int N, bool Wrap, class Op, class T,
+          class State, class Stage = no_column_stage>
 __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>& tp, const Op& op,
                                                const State& st, T* out_row, float (&v)[K * N],
-                                               const Stage& stage = {}) {
+                                               const Stage& stage = {}, const edge_merge& merge = {}) {
+  constexpr bool can_merge = MergeEdges;
+  static_assert(!MergeEdges || merges_edge_packs_v<T, N, G>, "merges_edge_packs_v");
   const auto pack = [&](int k) -> float(&)[N] { return *reinterpret_cast<float(*)[N]>(&v[k * N]); };
   if (tp.all_whole()) {
     // Branch-free: the compiler may issue every pack's parameter loads (weights) up front. The
@@ -200,7 +341,13 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
       }
     };
     if (!op.template columns_aligned<N>(tp.c0)) {
-      store_all([](int) { return checked_columns{}; });
+      // Misaligned weights (a row one element past a boundary, weights aligned): by words
+      // without a bounds and alignment test per pack and weight (those tests and the selects
+      // they feed are what such rows execute beyond the aligned ones: bench/NOTES.md 46 b).
+      if (column_params_by_words_at(op, tp))
+        store_all([](int) { return word_columns{}; });
+      else
+        store_all([](int) { return checked_columns{}; });
     } else if (stage.holds()) {
       stage.wait();
       store_all([&](int k) { return stage.columns(op, k); });
@@ -216,7 +363,9 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
       }
     }
     // The (at most two) partial packs last, element by element: the head (k = 0) and the tail.
-    if (const int tail = tp.head_pack_tail(); tail > 0) {
+    if (can_merge && merge.on) {
+      // below, with every lane of the warp
+    } else if (const int tail = tp.head_pack_tail(); tail > 0) {
       apply_op<InPlace>(op, pack(0), tp.c0, st, wrapped_columns{tp.head(), tail});
       store_wrapped_head<T>(out_row, tp.head(), tp.cols, tail, pack(0));
     } else if (!tp.whole(0) && tp.touches(0)) {
@@ -224,22 +373,18 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
       store_row_pack<S>(out_row, tp.col(0), tp.cols, pack(0));
     }
     if constexpr (K > 1) {
-      const int kt = tp.partial_tail();
+      const int kt = (can_merge && merge.on) ? -1 : tp.partial_tail();
       if (kt > 0) {
-        // Its index is a run-time value: a copy selected by compile-time compares, so that v
-        // is never indexed dynamically (which would move it to local memory).
         float pv[N];
-#pragma unroll
-        for (int k = 1; k < K; ++k)
-          if (k == kt) {
-#pragma unroll
-            for (int j = 0; j < N; ++j) pv[j] = v[k * N + j];
-          }
+        copy_partial_tail_pack<K>(v, kt, pv);
         const int64_t col = tp.c0 + static_cast<int64_t>(kt) * thread_packs<K, G, N, Wrap>::stride;
         apply_op<InPlace>(op, pv, col, st, checked_columns{});
         store_row_pack<S>(out_row, col, tp.cols, pv);
       }
     }
+  }
+  if constexpr (can_merge) {
+    if (merge.on) store_merged_edge_packs<S, InPlace>(tp, op, st, out_row, v, merge);
   }
 }
 
