@@ -228,9 +228,14 @@ struct aligned_columns {
 };
 /// word_columns: the caller established that the pack lies inside the row and that every
 /// parameter vector may be read by 4-byte words at it (column_params_word_readable; thread_packs.cuh
-/// column_params_by_words_at): load_column_params_by_words without a test per pack.
+/// column_params_by_words_in_row): load_column_params_by_words without a test per pack.
 struct word_columns {
   __device__ __forceinline__ word_columns param(int) const { return *this; }
+};
+/// element_columns: the caller established that the pack lies inside the row, the parameters
+/// neither aligned nor readable by words at it: N loads without a bounds test per element.
+struct element_columns {
+  __device__ __forceinline__ element_columns param(int) const { return *this; }
 };
 
 /// wrapped_columns: a wrapped head pack (load_wrapped_head_raw): slots [0, tail) are the columns
@@ -355,12 +360,19 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
 }
 
 template <int N, class W>
+__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t, float (&out)[N],
+                                                   element_columns) {
+#pragma unroll
+  for (int j = 0; j < N; ++j) out[j] = to_float(w[col0 + j]);
+}
+
+template <int N, class W>
 __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols, float (&out)[N],
                                                    word_columns) {
   if constexpr (column_params_by_words<N, W>)
     load_column_params_by_words<N>(w + col0, out);
   else
-    load_column_params<N>(w, col0, cols, out, checked_columns{});  // never chosen for such W
+    load_column_params<N>(w, col0, cols, out, element_columns{});  // never chosen for such W
 }
 
 template <int N, class W>

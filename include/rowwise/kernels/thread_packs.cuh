@@ -31,6 +31,14 @@
 ROWWISE_NAMESPACE_BEGIN
 namespace kernels {
 
+/// Whether `pred` holds in every lane of the warp taking this call (one vote). The loads and the
+/// write-back take their branch-free path only when it holds for all of them: a warp whose lanes
+/// chose by their own tests ran both paths one after the other (a row's first thread, holding its
+/// partial head pack, took the tested path alone while the other 31 lanes waited: 16-bit
+/// layer_norm rows offset by one ran at 21 of 32 active lanes on average, ncu, bench/NOTES.md 47).
+/// Only a thread for which it holds takes that path, so any set of lanes voting is correct.
+__device__ __forceinline__ bool warp_all(bool pred) { return __all_sync(__activemask(), pred) != 0; }
+
 /// Load the thread's packs of an op's input as fp32 into v (slots outside the row hold Op::pad;
 /// ok says which slots are row elements). With Fuse (default: the op's fuses_residual) it reads
 /// in + residual, rounds the sum once to T, stores it back to the residual row and keeps that
@@ -44,7 +52,7 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>&
   aligned_array<T, N> res[fused ? K : 1];
   aligned_array<T, N> raw[K];
   const T pad = from_float<T>(Op::pad);
-  if (tp.all_whole()) {
+  if (warp_all(tp.all_whole())) {
     const T* in0 = in_row + tp.c0;
     const T* res0 = res_row + tp.c0;
 #pragma unroll
@@ -167,28 +175,44 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>&
   for (int k = 0; k < K; ++k) pack_to_float(raw[k], *reinterpret_cast<float(*)[N]>(&v[k * N]));
 }
 
-/// Whether every present parameter vector of the op, not aligned at the thread's packs, may be read
-/// by 4-byte words at each of them (2-byte parameters of packs of 4 or 8): tested at the first and
-/// the last pack only. The packs are stride * N elements apart, so the word offset is the same at
-/// all of them, and the columns before the first and after the last bound those of the others.
-template <class Op, int K, int G, int N, bool Wrap>
-__device__ __forceinline__ bool column_params_by_words_at(const Op& op, const thread_packs<K, G, N, Wrap>& tp) {
+/// Whether every present parameter vector of the op may be read by 4-byte words at every whole
+/// pack of a row (2-byte parameters of packs of 4 or 8): `ref` is the column of the row's first
+/// whole pack modulo N (tp.c0 mod N, the same in every thread of the row), and every whole pack's
+/// column is ref modulo N and at least ref. At an odd element the words hold one column before
+/// and one after the pack: there is one before every whole pack when ref >= 1, and one after
+/// every whole pack unless a pack can end exactly at the row's end, i.e. unless cols - ref is a
+/// multiple of N (a wrapped row's last whole pack ends `tail` columns before it). One test per
+/// row, the same in the row's threads, so that a warp takes one write-back.
+template <class Op, int N>
+__device__ __forceinline__ bool column_params_by_words_in_row(const Op& op, int ref, int64_t cols) {
   using params = op_column_params<Op>;
-  if constexpr (params::count == 0) {
-    return false;
-  } else if constexpr (!column_params_by_words<N, typename params::type>) {
+  using W = typename params::type;
+  if constexpr (params::count == 0 || !column_params_by_words<N, W>) {
     return false;
   } else {
+    const bool room_around = ref >= 1 && (cols - ref) % N != 0;
     bool ok = true;
 #pragma unroll
     for (int i = 0; i < params::count; ++i) {
-      const auto* w = op.column_param(i);
-      if (w != nullptr)
-        ok = ok && column_params_word_readable<N>(w, tp.c0, tp.cols) &&
-             column_params_word_readable<N>(w, tp.col(K - 1), tp.cols);
+      const W* w = op.column_param(i);
+      if (w != nullptr) ok = ok && ((reinterpret_cast<uintptr_t>(w) + ref * sizeof(W)) % 4 == 0 || room_around);
     }
     return ok;
   }
+}
+
+/// Call body(columns) with the way the whole packs of a row read the op's column parameters: one
+/// choice per row (ref: column_params_by_words_in_row), so that a warp's lanes take one path.
+/// Aligned at the packs: aligned accesses; else by words where column_params_by_words_in_row
+/// allows, else element by element without tests.
+template <int N, class Op, class Body>
+__device__ __forceinline__ void with_whole_pack_columns(const Op& op, int ref, int64_t cols, Body&& body) {
+  if (op.template columns_aligned<N>(ref))
+    body(aligned_columns{});
+  else if (column_params_by_words_in_row<Op, N>(op, ref, cols))
+    body(word_columns{});
+  else
+    body(element_columns{});
 }
 
 template <bool InPlace, class Op, int N, class State, class Columns>
@@ -326,7 +350,14 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
   constexpr bool can_merge = MergeEdges;
   static_assert(!MergeEdges || merges_edge_packs_v<T, N, G>, "merges_edge_packs_v");
   const auto pack = [&](int k) -> float(&)[N] { return *reinterpret_cast<float(*)[N]>(&v[k * N]); };
-  if (tp.all_whole()) {
+  // The row's whole packs' columns modulo N: where its column parameters stand against them.
+  const int ref = static_cast<int>(tp.c0 & (N - 1));
+  // The branch-free path when every lane of the warp may take it (warp_all); with a stage, the
+  // threads that hold one take it as before (the tested path has no stage to read).
+  // (The vote alone, not `whole && vote`: a test the load's branch already made let the compiler
+  // thread that branch into this one, compiling the row's reduction twice; ptxas -v.)
+  const bool whole = tp.all_whole();
+  if (warp_all(whole) || (stage.holds() && whole)) {
     // Branch-free: the compiler may issue every pack's parameter loads (weights) up front. The
     // thread's packs are stride * N elements apart, so the op's column parameters are aligned
     // at all of them if at the first: one test per row instead of a bounds and an alignment
@@ -340,28 +371,29 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
         store_whole_pack<S>(out0 + tp.offset(k), pack(k));
       }
     };
-    if (!op.template columns_aligned<N>(tp.c0)) {
-      // Misaligned weights (a row one element past a boundary, weights aligned): by words
-      // without a bounds and alignment test per pack and weight (those tests and the selects
-      // they feed are what such rows execute beyond the aligned ones: bench/NOTES.md 46 b).
-      if (column_params_by_words_at(op, tp))
-        store_all([](int) { return word_columns{}; });
-      else
-        store_all([](int) { return checked_columns{}; });
-    } else if (stage.holds()) {
+    if (stage.holds() && op.template columns_aligned<N>(ref)) {
       stage.wait();
       store_all([&](int k) { return stage.columns(op, k); });
     } else {
-      store_all([](int) { return aligned_columns{}; });
+      // Misaligned weights (a row one element past a boundary, weights aligned) by words or
+      // element by element, without a bounds and alignment test per pack and weight (those
+      // tests and the selects they feed are what such rows execute beyond the aligned ones:
+      // bench/NOTES.md 46 b).
+      with_whole_pack_columns<N>(op, ref, tp.cols, [&](auto columns) { store_all([=](int) { return columns; }); });
     }
   } else {
+    // Every lane of the warp, whole packs first: the same instructions in every lane but where a
+    // lane's pack is partial (its row's head or tail) or past the row, so the warp runs one
+    // write-back, not the branch-free one and then this one for its edge lanes alone.
+    with_whole_pack_columns<N>(op, ref, tp.cols, [&](auto columns) {
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      if (tp.whole(k)) {
-        apply_op<InPlace>(op, pack(k), tp.col(k), st, checked_columns{});
-        store_whole_pack<S>(out_row + tp.col(k), pack(k));
+      for (int k = 0; k < K; ++k) {
+        if (tp.whole(k)) {
+          apply_op<InPlace>(op, pack(k), tp.col(k), st, columns);
+          store_whole_pack<S>(out_row + tp.col(k), pack(k));
+        }
       }
-    }
+    });
     // The (at most two) partial packs last, element by element: the head (k = 0) and the tail.
     if (can_merge && merge.on) {
       // below, with every lane of the warp
