@@ -43,6 +43,19 @@ __host__ __device__ __forceinline__ constexpr int64_t wrapped_row_pack_span(int6
   return row_pack_span(cols, n, head) - (wrapped_row_tail(cols, n, head) > 0 ? 1 : 0);
 }
 
+/// Whether every whole pack of a row (inside it, not wrapped) has a column before it and one after
+/// it inside the row: what 4-byte words at an odd 2-byte element read around a pack's n columns
+/// (row_io.cuh: load_column_params_by_words). `ref` is the row's whole packs' column modulo n
+/// (row_io.cuh: pack p starts at p n - head, so ref = -head mod n). Every whole pack starts at ref
+/// modulo n and at or after ref, so one is before each of them when ref >= 1; and one is after
+/// each unless a pack ends exactly at the row's end, which takes cols - ref to be a multiple of n
+/// (a wrapped row's last whole pack ends `tail` columns before its end, and then it is not).
+/// One test per row, the same in its threads. tests/host/test_words_around_packs.cpp checks it
+/// against every whole pack.
+__host__ __device__ __forceinline__ constexpr bool words_around_whole_packs(int ref, int64_t cols, int n) {
+  return ref >= 1 && (cols - ref) % n != 0;
+}
+
 /// The slots [lo, N) (a suffix: a row's head pack) or [0, hi) (a prefix: its tail pack) of an
 /// aligned pack in the fewest aligned accesses: the buddy blocks of the pack (size s, at a
 /// multiple q of s) inside the range whose parent block (2s) is not. For a suffix those are right

@@ -176,13 +176,11 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>&
 }
 
 /// Whether every present parameter vector of the op may be read by 4-byte words at every whole
-/// pack of a row (2-byte parameters of packs of 4 or 8): `ref` is the column of the row's first
-/// whole pack modulo N (tp.c0 mod N, the same in every thread of the row), and every whole pack's
-/// column is ref modulo N and at least ref. At an odd element the words hold one column before
-/// and one after the pack: there is one before every whole pack when ref >= 1, and one after
-/// every whole pack unless a pack can end exactly at the row's end, i.e. unless cols - ref is a
-/// multiple of N (a wrapped row's last whole pack ends `tail` columns before it). One test per
-/// row, the same in the row's threads, so that a warp takes one write-back.
+/// pack of a row (2-byte parameters of packs of 4 or 8): `ref` is the row's whole packs' column
+/// modulo N (tp.c0 mod N, the same in every thread of the row). At an even element the words are
+/// the pack's own; at an odd one they hold a column before and one after it
+/// (row_pack_span.hpp: words_around_whole_packs). One test per row, the same in the row's threads,
+/// so that a warp takes one write-back.
 template <class Op, int N>
 __device__ __forceinline__ bool column_params_by_words_in_row(const Op& op, int ref, int64_t cols) {
   using params = op_column_params<Op>;
@@ -190,7 +188,7 @@ __device__ __forceinline__ bool column_params_by_words_in_row(const Op& op, int 
   if constexpr (params::count == 0 || !column_params_by_words<N, W>) {
     return false;
   } else {
-    const bool room_around = ref >= 1 && (cols - ref) % N != 0;
+    const bool room_around = words_around_whole_packs(ref, cols, N);
     bool ok = true;
 #pragma unroll
     for (int i = 0; i < params::count; ++i) {
