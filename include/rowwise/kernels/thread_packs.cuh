@@ -61,6 +61,17 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>&
       if constexpr (fused) load_pack<P>(res[k], res0 + tp.offset(k));
     }
     ok = slot_mask<K * N>::full();
+    if constexpr (fused) {
+      // Branch-free here too: the vote does not tell the compiler that every pack is whole, and
+      // with the tested stores below in this path the warps that start their row (one in eight
+      // at 16384 columns) reached the row's barrier late (bf16 16384 offset by one: 214 -> 271 us,
+      // ncu, bench/NOTES.md 47).
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        raw[k] = rounded_sum(raw[k], res[k]);  // as stored; the op reduces that
+        store_pack<S>(res_row + tp.col(k), raw[k]);
+      }
+    }
   } else {
     // Every slot gets its pad value first and the loads overwrite it: had the pad been written
     // in an else branch, ptxas predicates both sides and the pad move of pack k waits for the
@@ -157,17 +168,17 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>&
         }
       }
     }
-  }
-  if constexpr (fused) {
+    if constexpr (fused) {
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      raw[k] = rounded_sum(raw[k], res[k]);  // as stored; the op reduces that
-      if (tp.whole(k)) {
-        store_pack<S>(res_row + tp.col(k), raw[k]);
-      } else if (k == 0 && tp.head_pack_tail() > 0) {
-        store_wrapped_head(res_row, tp.head(), tp.cols, tp.head_pack_tail(), raw[0]);
-      } else if (tp.touches(k)) {
-        store_row_pack<S>(res_row, tp.col(k), tp.cols, raw[k]);
+      for (int k = 0; k < K; ++k) {
+        raw[k] = rounded_sum(raw[k], res[k]);  // as stored; the op reduces that
+        if (tp.whole(k)) {
+          store_pack<S>(res_row + tp.col(k), raw[k]);
+        } else if (k == 0 && tp.head_pack_tail() > 0) {
+          store_wrapped_head(res_row, tp.head(), tp.cols, tp.head_pack_tail(), raw[0]);
+        } else if (tp.touches(k)) {
+          store_row_pack<S>(res_row, tp.col(k), tp.cols, raw[k]);
+        }
       }
     }
   }
