@@ -63,9 +63,9 @@ __device__ __forceinline__ void load_op_packs(const thread_packs<K, G, N, Wrap>&
     ok = slot_mask<K * N>::full();
     if constexpr (fused) {
       // Branch-free here too: the vote does not tell the compiler that every pack is whole, and
-      // with the tested stores below in this path the warps that start their row (one in eight
-      // at 16384 columns) reached the row's barrier late (bf16 16384 offset by one: 214 -> 271 us,
-      // ncu, bench/NOTES.md 47).
+      // with the tested stores below compiled into this path too, bf16 16384-column rows offset
+      // by one took 214 -> 271 us, their warps stalled at the row's barrier (ncu, H100,
+      // bench/NOTES.md 47); with these, 208 us.
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         raw[k] = rounded_sum(raw[k], res[k]);  // as stored; the op reduces that
