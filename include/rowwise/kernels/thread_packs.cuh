@@ -16,8 +16,9 @@
 // Why the two phases (measured on the H200, bench/NOTES.md): a conversion or a use placed inside
 // the per-pack branch waits for that pack's load before the next branch issues its own, which
 // serialised the K loads (bf16 fell from 96 % to 65 % of the copy floor at 1024 columns). So
-// loads go into raw registers first; conversions follow once all are issued. A thread whose
-// packs are all whole (every thread but a row's edge threads) takes branch-free loops.
+// loads go into raw registers first; conversions follow once all are issued. A warp whose lanes'
+// packs are all whole takes branch-free loops; in any other warp every lane takes the per-pack
+// path (warp_all says why).
 #pragma once
 
 #include <cstdint>
