@@ -385,10 +385,10 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
       stage.wait();
       store_all([&](int k) { return stage.columns(op, k); });
     } else {
-      // Misaligned weights (a row one element past a boundary, weights aligned) by words or
-      // element by element, without a bounds and alignment test per pack and weight (those
-      // tests and the selects they feed are what such rows execute beyond the aligned ones:
-      // bench/NOTES.md 46 b).
+      // Aligned weights from global memory; misaligned ones (a row one element past a boundary,
+      // weights aligned) by words or element by element, without a bounds and alignment test per
+      // pack and weight (those tests and the selects they feed are what such rows execute beyond
+      // the aligned ones: bench/NOTES.md 46 b).
       with_whole_pack_columns<N>(op, ref, tp.cols, [&](auto columns) { store_all([=](int) { return columns; }); });
     }
   } else {
