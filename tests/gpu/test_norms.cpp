@@ -489,10 +489,17 @@ void run_case(const norm_case& c, seeded_rng& rng) {
 }
 
 /// The weight / beta / stats / W combination number k (0..15), for rotating through them.
-/// The plan of a call with the weights `c` passes, aligned rows (plan_of knows the op, not which
-/// weights a call passes; policy.hpp rules with min_weights depend on it).
+/// The plan of a call with the weights `c` passes, its matrices placed as c.layout says in fresh
+/// (256-byte aligned) allocations (plan_of knows the op, not which weights a call passes;
+/// policy.hpp rules with min_weights depend on it).
 dsp::plan plan_with_weights(const norm_case& c, const dsp::device_limits& dev) {
-  dsp::problem p = problem_of(c.t, c.rows, c.cols, {{nullptr, c.cols}, {nullptr, c.cols}}, traits_of(c.op));
+  const call_layout& L = c.layout;
+  const int64_t eb = elem_bytes(c.t);
+  const auto in = reinterpret_cast<const void*>(uintptr_t{0x100000} + static_cast<uintptr_t>(L.in_offset * eb));
+  const auto out =
+      L.in_place ? in : reinterpret_cast<const void*>(uintptr_t{0x200000} + static_cast<uintptr_t>(L.out_offset * eb));
+  dsp::problem p =
+      problem_of(c.t, c.rows, c.cols, {{in, c.cols + L.in_pad}, {out, c.cols + L.out_pad}}, traits_of(c.op));
   p.column_param_count = (c.weight ? 1 : 0) + (c.op == norm_op::layer_norm && c.beta ? 1 : 0);
   p.column_param_bytes = c.w == wtype::f32 ? 4 : static_cast<int>(elem_bytes(c.t));
   return dsp::plan_rows(p, dev);
@@ -1071,6 +1078,84 @@ TEST_CASE("layer_norm 16-bit: persistent cluster grids whose CTAs take one or se
     CHECK(pl.packs_per_thread * pl.pack_elems == 64);
     run_case(c, rng);
   }
+}
+
+struct realigned_case {
+  norm_op op;
+  dtype t;
+  int64_t rows;  // <= 0: 5/2 of the fewest rows that fill a wide plan
+  int64_t cols;
+  call_layout layout;
+  int combo;  // combo(): bit 0 drops the weight (gamma), bit 1 beta, bit 2 the stats, bit 3 W = float
+};
+
+/// Each case against fp64, after checking that its plan reserves a column stage (so that the
+/// realigned copy is what runs).
+template <size_t Count>
+void run_realigned_cases(const realigned_case (&cases)[Count], seeded_rng& rng, const dsp::device_limits& dev,
+                         cudaStream_t stream) {
+  for (const realigned_case& rc : cases) {
+    int64_t rows = rc.rows;
+    if (rows <= 0) {
+      const int64_t wave = rows_for_wide(rc.t, rc.cols, rc.layout, dev, traits_of(rc.op));
+      REQUIRE(wave > 0);
+      rows = wave * 5 / 2;
+    }
+    norm_case c = case_of(rc.op, rc.t, rows, rc.cols, stream);
+    c.layout = rc.layout;
+    combo(c, rc.combo);
+    const dsp::plan pl = plan_with_weights(c, dev);
+    INFO(describe(pl));
+    CHECK(pl.kind == dsp::strategy::registers);
+    CHECK(pl.dynamic_smem > 0);
+    run_case(c, rng);
+  }
+}
+
+TEST_CASE("norms: rows one element past a 16-byte boundary in grids that stage their weights (the stage "
+          "copied realigned: persistent cluster grids and one-wave grids, W = T or float)",
+          "[gpu][norms]") {
+  // Weights aligned, rows one element in: the weights are misaligned at every pack of the rows, so
+  // the stage is filled through registers (kernels/column_stage.cuh: copy_realigned) and every
+  // whole pack's write-back reads it; the warp holding the row's wrapped head pack reads global
+  // memory. Every plan below reserves a stage (checked), so the realigned copy runs.
+  seeded_rng rng("norms realigned stage");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  const realigned_case cases[] = {
+      {norm_op::layer_norm, dtype::bf16, 0, 65536, offset_both(1), 0},
+      {norm_op::layer_norm, dtype::f16, 0, 65536, offset_both(1), 1},  // beta only (fp32 weights: no stage)
+      {norm_op::layer_norm, dtype::bf16, 0, 65536, offset_both(3), 2},
+      {norm_op::rms_norm, dtype::f16, 0, 65536, offset_both(1), 0},
+      {norm_op::rms_norm, dtype::bf16, 0, 65536, in_place(1), 8},
+      {norm_op::fused_add_rms_norm, dtype::bf16, 0, 65536, offset_both(1), 0},
+      {norm_op::layer_norm, dtype::f32, 3 * dev.sm_count + 5, 16384, offset_both(1), 4},
+      {norm_op::layer_norm, dtype::f32, 2 * dev.sm_count + 1, 65536, offset_both(3), 0},
+      {norm_op::rms_norm, dtype::f32, 3 * dev.sm_count + 5, 16384, offset_both(1), 0},
+      {norm_op::layer_norm, dtype::bf16, 16, 4096, offset_both(1), 0},
+      {norm_op::layer_norm, dtype::f16, 133, 4096, offset_both(5), 8},
+      {norm_op::rms_norm, dtype::bf16, 128, 4096, offset_both(1), 0},
+      {norm_op::rms_norm, dtype::f32, 1, 4096, offset_both(1), 0},
+      {norm_op::rms_norm, dtype::f32, 20 * dev.sm_count + 3, 4096, offset_both(2), 0},
+  };
+  run_realigned_cases(cases, rng, dev, stream.get());
+}
+
+TEST_CASE("norms: the realigned weight stage, reduced (compute-sanitizer subset)", "[gpu][norms][sanitize]") {
+  seeded_rng rng("norms realigned stage, reduced");
+  INFO(rng.describe());
+  const auto dev = device_limits_now();
+  test_stream stream;
+  // The fewest rows of a persistent wide grid, and a few more (some clusters take two row steps).
+  const int64_t wide = rows_for_wide(dtype::bf16, 65536, offset_both(1), dev, traits_of(norm_op::layer_norm));
+  REQUIRE(wide > 0);
+  const realigned_case cases[] = {
+      {norm_op::layer_norm, dtype::bf16, wide + 7, 65536, offset_both(1), 0},
+      {norm_op::layer_norm, dtype::f32, 2 * dev.sm_count + 1, 16384, offset_both(1), 8},
+      {norm_op::rms_norm, dtype::bf16, 16, 4096, offset_both(1), 0},
+  };
+  run_realigned_cases(cases, rng, dev, stream.get());
 }
 
 TEST_CASE("layer_norm fp32: many rows of 16384 columns with both weights on one CTA of 256 threads x 64 values "

@@ -12,10 +12,11 @@
 //   cp.async wait makes them visible: no barrier. Sub-warp groups each stage their copy.
 // - A stage is built for the columns of the launch's first row (its head, row_io.cuh): rows
 //   whose head differs (row strides that are not a multiple of N) read global memory instead.
-// - It is used only when the thread's packs are all whole, every present parameter vector is
-//   aligned at them (op.columns_aligned), cp.async exists (sm_80+) and the launch gave the
-//   dynamic shared memory for the present vectors (the plan decides: dispatch/plan.hpp,
-//   column_stage_bytes); otherwise nothing is copied and the write-back reads global memory.
+// - It is used only when the thread's packs are all whole, cp.async exists (sm_80+) and the
+//   launch gave the dynamic shared memory for the present vectors (the plan decides:
+//   dispatch/plan.hpp, column_stage_bytes); otherwise nothing is copied and the write-back reads
+//   global memory. Parameters aligned at the packs (op.columns_aligned) are copied by cp.async;
+//   misaligned ones through registers (copy_realigned), into the same layout.
 #pragma once
 
 #include <cstdint>
@@ -112,7 +113,7 @@ struct column_stage {
   }
 
   /// Copy the parameters of the packs of `tp` (built with active = true for the launch's first
-  /// row: the columns, not a row), when planned and the packs are whole and aligned. via_l1: the
+  /// row: the columns, not a row), when planned and the packs are whole. via_l1: the
   /// copies allocate in L1 (cp.async.ca), else 16-byte ones go through L2 only (.cg). Measured on
   /// the H200 (bench/NOTES.md 25g): through L1, one wave of CTAs each copying the same weights
   /// finished 128 x 4096 rms_norm bf16 in 1.86 us per call instead of 2.06 (layer_norm fp32 2.88
@@ -123,8 +124,12 @@ struct column_stage {
   template <class TP>
   __device__ __forceinline__ static void start(const Op& op, const TP& tp, unsigned char* smem, bool via_l1) {
     if constexpr (possible) {
-      if (!planned(op) || !tp.all_whole() || !op.template columns_aligned<N>(tp.c0)) return;
+      if (!planned(op) || !tp.all_whole()) return;
       slot* base = reinterpret_cast<slot*>(smem) + threadIdx.x;
+      if (!op.template columns_aligned<N>(tp.c0)) {
+        copy_realigned(op, tp, base);
+        return;
+      }
       int j = 0;
 #pragma unroll
       for (int i = 0; i < count; ++i) {
@@ -141,6 +146,34 @@ struct column_stage {
         ++j;
       }
       async_copy::commit();
+    }
+  }
+
+  /// Parameters misaligned at the packs (rows one element past a 16-byte boundary, weights
+  /// aligned: cp.async cannot copy them) go into the same slots through registers, read as the
+  /// unstaged write-back would read them (by words or element by element), so that every row's
+  /// write-back reads its weights from shared memory as the aligned rows' does, instead of one
+  /// global round trip per pack behind the previous pack's stores. The thread waits for these
+  /// loads, so the registers kernel issues this copy after its first row's loads (never before
+  /// them: registers_kernel.cuh, weights_first) and takes one pack at a time, holding no more
+  /// registers than one pack's weights beside the row.
+  template <class TP>
+  __device__ __forceinline__ static void copy_realigned(const Op& op, const TP& tp, slot* base) {
+#pragma unroll 1
+    for (int k = 0; k < K; ++k) {
+      int j = 0;
+#pragma unroll
+      for (int i = 0; i < count; ++i) {
+        const W* w = op.column_param(i);
+        if (w == nullptr) continue;
+#pragma unroll
+        for (int c = 0; c < chunks; ++c) {
+          slot a;
+          load_whole_pack_params_raw<step>(w, tp.col(k) + c * step, tp.cols, a);
+          base[((j * K + k) * chunks + c) * Block] = a;
+        }
+        ++j;
+      }
     }
   }
 

@@ -257,8 +257,11 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   // first_base there), not carried through it as loop state: a live flag made the fp16 instance
   // spill (ptxas -v).
   constexpr bool weights_first_instance = stage_weights_first_v<T, K * N, Staged>;
+  // Only weights aligned at the packs: a realigned copy waits for its loads (column_stage.cuh:
+  // copy_realigned), so it goes after the first row's loads, where that row's latency hides it.
   const auto weights_first = [&](int64_t first_base) {
-    return weights_first_instance && csize > 1 && present_column_params(op) == 2 && first_base + step < io.rows;
+    return weights_first_instance && csize > 1 && present_column_params(op) == 2 && first_base + step < io.rows &&
+           op.template columns_aligned<N>((N - first_head) & (N - 1));
   };
   // The column stage of this CTA's packs (the launch's first row's columns), started once.
   const auto start_stage = [&](bool via_l1) {

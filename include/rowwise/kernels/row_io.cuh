@@ -312,13 +312,13 @@ __device__ __forceinline__ bool column_params_word_readable(const W* w, int64_t 
   return reinterpret_cast<uintptr_t>(w + col0) % 4 == 0 || (col0 >= 1 && col0 + N < cols);
 }
 
-/// N 2-byte parameters from p as fp32, for a whole pack whose parameters are not aligned like the
+/// N 2-byte parameters from p, raw, for a whole pack whose parameters are not aligned like the
 /// row's pack (rows one element past a 16-byte boundary, weights aligned;
 /// column_params_word_readable): 4-byte loads and, at an odd element, one funnel shift per word.
 /// Element by element, a 16-bit row's pack took eight 2-byte loads and bounds tests per weight
 /// vector; this takes five loads and four shifts.
 template <int N, class W>
-__device__ __forceinline__ void load_column_params_by_words(const W* p, float (&out)[N]) {
+__device__ __forceinline__ void load_column_params_raw_by_words(const W* p, aligned_array<W, N>& v) {
   constexpr int words = N * static_cast<int>(sizeof(W)) / 4;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   static_assert(column_params_by_words<N, W>, "2-byte parameters, packs of 4 or 8");
@@ -330,12 +330,38 @@ __device__ __forceinline__ void load_column_params_by_words(const W* p, float (&
 #pragma unroll
   for (int i = 0; i < words; ++i) raw[i] = q[i];
   raw[words] = shift != 0 ? q[words] : 0u;  // holds the pack's last element only when shifted
-  aligned_array<W, N> v;
   unsigned* vw = reinterpret_cast<unsigned*>(&v);
 #pragma unroll
   for (int i = 0; i < words; ++i) vw[i] = __funnelshift_r(raw[i], raw[i + 1], shift);
+}
+
+/// The same as fp32.
+template <int N, class W>
+__device__ __forceinline__ void load_column_params_by_words(const W* p, float (&out)[N]) {
+  aligned_array<W, N> v;
+  load_column_params_raw_by_words<N>(p, v);
 #pragma unroll
   for (int j = 0; j < N; ++j) out[j] = to_float(v.v[j]);
+}
+
+/// The N raw parameters of a whole pack at col0 (its columns inside the row), at any alignment:
+/// one aligned access, by words, or element by element, chosen per pack. For copies made once
+/// per CTA (column_stage.cuh: the realigned stage), where a test per pack costs nothing.
+template <int N, class W>
+__device__ __forceinline__ void load_whole_pack_params_raw(const W* w, int64_t col0, int64_t cols,
+                                                           aligned_array<W, N>& v) {
+  if (reinterpret_cast<uintptr_t>(w + col0) % sizeof(aligned_array<W, N>) == 0) {
+    load_pack(v, w + col0);
+    return;
+  }
+  if constexpr (column_params_by_words<N, W>) {
+    if (column_params_word_readable<N>(w, col0, cols)) {
+      load_column_params_raw_by_words<N>(w + col0, v);
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < N; ++j) v.v[j] = w[col0 + j];
 }
 
 template <int N, class W>

@@ -381,7 +381,7 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
         store_whole_pack<S>(out0 + tp.offset(k), pack(k));
       }
     };
-    if (stage.holds() && op.template columns_aligned<N>(ref)) {
+    if (stage.holds()) {  // filled, aligned or realigned, since this row's packs are whole
       stage.wait();
       store_all([&](int k) { return stage.columns(op, k); });
     } else {
