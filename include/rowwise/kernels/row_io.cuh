@@ -232,6 +232,12 @@ struct aligned_columns {
 struct word_columns {
   __device__ __forceinline__ word_columns param(int) const { return *this; }
 };
+/// odd_word_columns: as word_columns, and every present parameter vector stands at an odd element
+/// of its words at the pack (thread_packs.cuh: column_params_odd_words_in_row; rows one element
+/// past a 16-byte boundary, weights aligned), so the words' shift is known when compiled.
+struct odd_word_columns {
+  __device__ __forceinline__ odd_word_columns param(int) const { return *this; }
+};
 /// element_columns: the caller established that the pack lies inside the row, the parameters
 /// neither aligned nor readable by words at it: N loads without a bounds test per element.
 struct element_columns {
@@ -399,6 +405,29 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
     load_column_params_by_words<N>(w + col0, out);
   else
     load_column_params<N>(w, col0, cols, out, element_columns{});  // never chosen for such W
+}
+
+/// The words from the one holding the element before the pack: one byte permute per word of the
+/// pack, no shift amount or selection of the last word made at run time (word_columns' general
+/// form takes both).
+template <int N, class W>
+__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols, float (&out)[N],
+                                                   odd_word_columns) {
+  if constexpr (column_params_by_words<N, W>) {
+    constexpr int words = N * static_cast<int>(sizeof(W)) / 4;
+    const unsigned* q = reinterpret_cast<const unsigned*>(w + col0 - 1);  // 4-byte aligned
+    unsigned raw[words + 1];
+#pragma unroll
+    for (int i = 0; i <= words; ++i) raw[i] = q[i];
+    aligned_array<W, N> v;
+    unsigned* vw = reinterpret_cast<unsigned*>(&v);
+#pragma unroll
+    for (int i = 0; i < words; ++i) vw[i] = __byte_perm(raw[i], raw[i + 1], 0x5432);  // high half, next low half
+#pragma unroll
+    for (int j = 0; j < N; ++j) out[j] = to_float(v.v[j]);
+  } else {
+    load_column_params<N>(w, col0, cols, out, element_columns{});  // never chosen for such W
+  }
 }
 
 template <int N, class W>

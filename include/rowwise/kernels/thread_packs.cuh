@@ -211,6 +211,26 @@ __device__ __forceinline__ bool column_params_by_words_in_row(const Op& op, int 
   }
 }
 
+/// Whether every present parameter vector of the op stands at an odd element of its 4-byte words
+/// at the row's whole packs (2-byte parameters; ref as above): the words' shift is then known
+/// when compiled (odd_word_columns).
+template <class Op, int N>
+__device__ __forceinline__ bool column_params_odd_words_in_row(const Op& op, int ref) {
+  using params = op_column_params<Op>;
+  using W = typename params::type;
+  if constexpr (params::count == 0 || !column_params_by_words<N, W>) {
+    return false;
+  } else {
+    bool odd = true;
+#pragma unroll
+    for (int i = 0; i < params::count; ++i) {
+      const W* w = op.column_param(i);
+      if (w != nullptr) odd = odd && (reinterpret_cast<uintptr_t>(w) + ref * sizeof(W)) % 4 != 0;
+    }
+    return odd;
+  }
+}
+
 /// Call body(columns) with the way the whole packs of a row read the op's column parameters: one
 /// choice per row (ref: column_params_by_words_in_row), so that a warp's lanes take one path.
 /// Aligned at the packs: aligned accesses; else by words where column_params_by_words_in_row
@@ -219,6 +239,8 @@ template <int N, class Op, class Body>
 __device__ __forceinline__ void with_whole_pack_columns(const Op& op, int ref, int64_t cols, Body&& body) {
   if (op.template columns_aligned<N>(ref))
     body(aligned_columns{});
+  else if (column_params_by_words_in_row<Op, N>(op, ref, cols) && column_params_odd_words_in_row<Op, N>(op, ref))
+    body(odd_word_columns{});
   else if (column_params_by_words_in_row<Op, N>(op, ref, cols))
     body(word_columns{});
   else
