@@ -653,10 +653,10 @@ TEST_CASE("norms: weights staged in shared memory or read from global memory (on
           "weights offset by one element, rows of differing heads, W = T or float)",
           "[gpu][norms]") {
   // The registers kernel copies the weights of each thread's packs into shared memory when its
-  // grid is resident at once (one wave, or a persistent cluster grid) and the packs are whole and
-  // the weights aligned at them; rows of another head than the first row's, and threads at a
-  // row's edges, read global memory (kernels/column_stage.cuh). Every combination below must
-  // give the same results.
+  // grid is resident at once (one wave, or a persistent cluster grid) and the packs are whole
+  // (by cp.async where the weights are aligned at them, else through registers); rows of another
+  // head than the first row's, and threads at a row's edges, read global memory
+  // (kernels/column_stage.cuh). Every combination below must give the same results.
   seeded_rng rng("norms column stage");
   INFO(rng.describe());
   const auto dev = device_limits_now();
