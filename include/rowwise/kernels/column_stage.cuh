@@ -178,8 +178,8 @@ struct column_stage {
   }
 
   /// The stage as seen by one row: usable when planned and the row's head is the first row's
-  /// (then its packs are the staged columns, and whole and aligned wherever the caller finds
-  /// them so).
+  /// (then its packs are the staged columns, and filled, aligned or realigned, wherever the
+  /// caller finds the thread's packs all whole).
   __device__ __forceinline__ static column_stage for_row(const Op& op, unsigned char* smem, bool same_head) {
     return {smem, same_head && planned(op)};
   }
