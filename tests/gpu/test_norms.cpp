@@ -1130,7 +1130,7 @@ TEST_CASE("norms: rows one element past a 16-byte boundary in grids that stage t
       {norm_op::rms_norm, dtype::f16, 0, 65536, offset_both(1), 0},
       {norm_op::rms_norm, dtype::bf16, 0, 65536, in_place(1), 8},
       {norm_op::fused_add_rms_norm, dtype::bf16, 0, 65536, offset_both(1), 0},
-      {norm_op::layer_norm, dtype::f32, 3 * dev.sm_count + 5, 16384, offset_both(1), 4},
+      {norm_op::layer_norm, dtype::f32, 2 * dev.sm_count, 16384, offset_both(1), 4},  // fp32 rows wrap: one wave
       {norm_op::layer_norm, dtype::f32, 2 * dev.sm_count + 1, 65536, offset_both(3), 0},
       {norm_op::rms_norm, dtype::f32, 3 * dev.sm_count + 5, 16384, offset_both(1), 0},
       {norm_op::layer_norm, dtype::bf16, 16, 4096, offset_both(1), 0},
@@ -1152,7 +1152,7 @@ TEST_CASE("norms: the realigned weight stage, reduced (compute-sanitizer subset)
   REQUIRE(wide > 0);
   const realigned_case cases[] = {
       {norm_op::layer_norm, dtype::bf16, wide + 7, 65536, offset_both(1), 0},
-      {norm_op::layer_norm, dtype::f32, 2 * dev.sm_count + 1, 16384, offset_both(1), 8},
+      {norm_op::layer_norm, dtype::f32, 2 * dev.sm_count, 16384, offset_both(1), 8},
       {norm_op::rms_norm, dtype::bf16, 16, 4096, offset_both(1), 0},
   };
   run_realigned_cases(cases, rng, dev, stream.get());

@@ -54,8 +54,8 @@ int64_t registers_packs_of(int64_t cols, int n, int head) {
   }
   const int64_t spanned = packs_of(cols, n, head);
   const int last = static_cast<int>(cols + head - (spanned - 1) * n);  // elements of the last pack
-  // Packs of 8 only (kernels/row_pack_span.hpp: packs of 4 measured slower wrapped).
-  const bool wraps = n == 8 && spanned >= 2 && head > 0 && last < n && last <= head;
+  // Packs of 4 and 8 (kernels/row_pack_span.hpp: packs_wrap).
+  const bool wraps = n >= 4 && spanned >= 2 && head > 0 && last < n && last <= head;
   return wraps ? spanned - 1 : spanned;
 }
 
@@ -570,13 +570,20 @@ TEST_CASE("plan_rows: many rows past one CTA's registers go over a small cluster
   }
   // bf16 layer_norm with both weights keeps its rules.
   CHECK(plan(h200, 1024, 65536, 2, 8, 0, false, true, both).block != dsp::two_weights_cluster_block);
-  // A misaligned head still splits (whole packs per segment). Packs of 4 do not wrap
-  // (kernels/row_pack_span.hpp): the row spans one pack more than the aligned row.
+  // A misaligned head still splits (whole packs per segment). Packs of 4 wrap too
+  // (kernels/row_pack_span.hpp): the row spans the aligned row's packs, on its plan.
   dsp::plan pl = plan(h200, 100000, 32768, 4, 4, 3, true, false);
   CHECK(pl.kind == dsp::strategy::registers);
   CHECK(pl.cluster * pl.segment_packs >= registers_packs_of(32768, 4, 3));
-  CHECK(registers_packs_of(32768, 4, 3) == 8193);
-  CHECK(dsp::registers_row_packs_for(32768, 4, 3) == 8193);
+  CHECK(registers_packs_of(32768, 4, 3) == 8192);
+  CHECK(dsp::registers_row_packs_for(32768, 4, 3) == 8192);
+  CHECK(pl.wrapped_rows);
+  {
+    const dsp::plan aligned32 = plan(h200, 100000, 32768, 4, 4, 0, true, false);
+    CHECK(pl.cluster == aligned32.cluster);
+    CHECK(pl.block == aligned32.block);
+    CHECK(pl.config == aligned32.config);
+  }
   // Packs of 8: the partial last pack wraps onto the head pack (thread_packs.cuh), so the row
   // spans the aligned row's packs, on its plan.
   pl = plan(h200, 100000, 65536, 2, 8, 3, true, false);
@@ -1099,7 +1106,8 @@ TEST_CASE("plan_rows: many 16-bit rows that fill a wide config exactly are held 
     CHECK(dsp::row_kernel_registers_for(false, true, 4, 256, 64, 256) == 128);
     CHECK(wide(ln32(265, 16384)));
     CHECK_FALSE(wide(ln32(264, 16384)));      // one wave: the few-rows plans
-    CHECK_FALSE(wide(ln32(2048, 16384, 1)));  // a head pack: packs of 4 do not wrap, one pack more
+    CHECK(wide(ln32(2048, 16384, 1)));        // a head pack: the last pack wraps onto it
+    CHECK(ln32(2048, 16384, 1).wrapped_rows);
     CHECK_FALSE(wide(ln32(2048, 16384 + 1, 1)));
     CHECK_FALSE(wide(ln32(2048, 16384, 0, 1)));
     CHECK_FALSE(wide(ln32(2048, 16384 + 4)));

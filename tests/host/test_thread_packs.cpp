@@ -160,7 +160,7 @@ void check_cols(int64_t cols, int elem_bytes, int& checked) {
         if (pl.kind != dsp::strategy::registers) continue;
         // Rows of a planned head have that head; rows planned for head -1 have any.
         for (int head = plan_head < 0 ? 0 : plan_head; head < (plan_head < 0 ? n : plan_head + 1); ++head) {
-          const bool wrap_only = (dsp::wrap_instance_only_ops & dsp::op_kind_for(op.weights > 0, op.staged_op, op.row_inputs)) != 0;
+          const bool wrap_only = dsp::wrap_instance_only(dsp::op_kind_for(op.weights > 0, op.staged_op, op.row_inputs), n);
           const std::string e = n == 4 ? check_plan_row<4>(pl, cols, head, wrap_only)
                                        : check_plan_row<8>(pl, cols, head, wrap_only);
           ++checked;
@@ -200,20 +200,32 @@ TEST_CASE("thread_packs: the wrap takes a partial last pack only into a partial 
   CHECK(rk::wrapped_row_tail(1023, 8, 1) == 0);  // 1 + 1023: ends on a pack boundary
   CHECK(rk::wrapped_row_tail(5, 8, 4) == 1);     // 4 free + 5 columns: packs [-4, 4) and [4, 12)
   CHECK(rk::wrapped_row_tail(3, 8, 4) == 0);     // one pack only
+  CHECK(rk::wrapped_row_tail(1024, 4, 1) == 1);  // fp32 packs likewise
+  CHECK(rk::wrapped_row_tail(1025, 4, 1) == 0);
+  CHECK(rk::wrapped_row_tail(1026, 4, 2) == 0);  // 2 + 1026: ends on a pack boundary
+  CHECK(rk::wrapped_row_tail(1026, 4, 3) == 1);
+  CHECK(rk::wrapped_row_tail(1024, 2, 1) == 0);  // packs of 2 never wrap
   // The kernel's count and the plan's agree (plan.hpp: registers_row_packs_for).
-  for (int64_t cols = 1; cols < 200; ++cols)
-    for (int head = 0; head < 8; ++head) {
-      const int64_t spanned = (cols + head + 7) / 8;
-      CHECK(dsp::registers_row_packs_for(cols, 8, head) == spanned - (rk::wrapped_row_tail(cols, 8, head) > 0 ? 1 : 0));
-    }
+  for (int n : {4, 8})
+    for (int64_t cols = 1; cols < 200; ++cols)
+      for (int head = 0; head < n; ++head) {
+        const int64_t spanned = (cols + head + n - 1) / n;
+        CHECK(dsp::registers_row_packs_for(cols, n, head) ==
+              spanned - (rk::wrapped_row_tail(cols, n, head) > 0 ? 1 : 0));
+      }
 }
 
 TEST_CASE("thread_packs: plans name the wrap instance exactly when some row of theirs wraps", "[host][plan]") {
-  // Aligned rows (head 0) and packs of 4 never wrap: their instances compile without the wrap.
+  // Aligned rows (head 0) never wrap; packs of 2 never do (their instances compile without the
+  // wrap); packs of 4 (fp32) do as packs of 8 do.
   for (int64_t cols : {8, 1024, 32768, 65536, 4097}) {
     CHECK_FALSE(dsp::registers_rows_wrap(cols, 8, 0));
-    for (int head = -1; head < 4; ++head) CHECK_FALSE(dsp::registers_rows_wrap(cols, 4, head));
+    CHECK_FALSE(dsp::registers_rows_wrap(cols, 4, 0));
+    for (int head = -1; head < 2; ++head) CHECK_FALSE(dsp::registers_rows_wrap(cols, 2, head));
   }
+  CHECK(dsp::registers_rows_wrap(65536, 4, 1));        // fp32, one past a boundary
+  CHECK(dsp::registers_rows_wrap(65536, 4, 3));
+  CHECK_FALSE(dsp::registers_rows_wrap(65537, 4, 1));  // a last pack of 2 does not fit 1 free slot
   CHECK(dsp::registers_rows_wrap(32768, 8, 1));    // one past a boundary, a multiple of 8 long
   CHECK(dsp::registers_rows_wrap(32768, 8, -1));   // heads differ: some row wraps
   CHECK_FALSE(dsp::registers_rows_wrap(32769, 8, 1));   // a last pack of 2 does not fit 1 free slot

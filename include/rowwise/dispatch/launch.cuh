@@ -68,7 +68,7 @@ row_kernel_fn<Op, T> registers_kernel_for(const plan& pl) {
   constexpr auto configs = std::make_index_sequence<registers_config_count>{};
   if constexpr (!kernels::packs_wrap(N)) {
     return registers_kernel_at<Op, T, N, Staged, false>(pl.config, configs);
-  } else if constexpr ((wrap_instance_only_ops & op_kind_v<Op>) != 0) {
+  } else if constexpr (wrap_instance_only(op_kind_v<Op>, N)) {
     return registers_kernel_at<Op, T, N, Staged, true>(pl.config, configs);
   } else {
     return pl.wrapped_rows ? registers_kernel_at<Op, T, N, Staged, true>(pl.config, configs)

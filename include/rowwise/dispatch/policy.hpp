@@ -405,6 +405,11 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
 /// about a point).
 inline constexpr unsigned wrap_instance_only_ops = layer_norm_kind;
 
+/// Whether registers kernels of this op kind and pack width have only the instance with the wrap's
+/// code: wrap_instance_only_ops, packs of 8 only (fp32 layer_norm keeps its instances without it,
+/// as measured before its rows wrapped).
+constexpr bool wrap_instance_only(unsigned op_kind, int n) { return (wrap_instance_only_ops & op_kind) != 0 && n == 8; }
+
 /// Many rows of 16-bit elements held 40-64 values per thread (the wide configs: 5-8 packs of 8)
 /// instead of 32: fewer threads per row, so the per-row work of each thread (its row set-up, the
 /// warp and block reductions, the weights' addresses) is spread over more values, while an SM

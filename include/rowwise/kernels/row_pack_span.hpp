@@ -21,18 +21,25 @@ __host__ __device__ __forceinline__ constexpr int64_t row_pack_span(int64_t cols
   return (cols + head + n - 1) / n;
 }
 
-/// Whether rows of packs of n elements ever wrap (wrapped_row_tail): packs of 8 (16-bit rows)
-/// only. Instances of other widths compile without the wrap's code.
-__host__ __device__ __forceinline__ constexpr bool packs_wrap(int n) { return n > 4; }
+/// Whether rows of packs of n elements ever wrap (wrapped_row_tail): packs of 4 and 8 (16-byte
+/// fp32 packs and 8- or 16-byte 16-bit ones). Instances of narrower widths compile without the
+/// wrap's code. fp32 rows wrap again since session 49: without it, a row one element past a
+/// 16-byte boundary spans one pack more than its aligned twin, so its plan moves to a config that
+/// some threads fill only to K - 1 packs, and to fewer CTAs per SM (fp32 layer_norm 512 x 65536:
+/// 160 threads x 8 packs, 4 CTAs per SM, 28 clusters of 16, against the aligned row's 128 x 8 and
+/// 5 per SM; 64 % of the copy floor against 93 %, an H100, bench/NOTES.md 49). Measured with
+/// it (the same H100): fp32 softmax rows of 32 / 128 columns offset by one 68 / 70 -> 92 / 98 %,
+/// layer_norm 32768 x 1024 82 -> 96 %; rms_norm lost up to 4.5 points in grids of one row per CTA.
+__host__ __device__ __forceinline__ constexpr bool packs_wrap(int n) { return n >= 4; }
 
 /// The elements of a row's partial last pack that a registers kernel puts into the free slots
 /// [0, tail) of the row's partial head pack, or 0: when the head pack is partial (head > 0), is
 /// not the last pack, and has room for them (tail <= head: a row one element past a 16-byte
-/// boundary whose length is a multiple of n). thread_packs.cuh says why. Packs of 8 only (16-bit
-/// rows): with packs of 4 (fp32) the wrapped rows measured slower than rows one pack longer on
-/// the next config at most widths (an H100, bench/results/2026-12-05-h100-s41/
-/// experiment-wrap-rule: fp32 layer_norm / rms_norm offset-by-one medians 66 / 85 % wrapped, 74 /
-/// 95 % not).
+/// boundary whose length is a multiple of n). thread_packs.cuh says why. Packs of 4 and 8
+/// (packs_wrap). (Session 41 measured fp32's wrapped rows slower than rows one pack longer on the
+/// next config, an H100, bench/results/2026-12-05-h100-s41/experiment-wrap-rule: fp32 layer_norm /
+/// rms_norm offset-by-one medians 66 / 85 % wrapped, 74 / 95 % not; that was before the
+/// write-back's warp vote and the realigned stage, sessions 47-48.)
 __host__ __device__ __forceinline__ constexpr int wrapped_row_tail(int64_t cols, int n, int head) {
   const int t = static_cast<int>((cols + head) % n);
   return packs_wrap(n) && head > 0 && t > 0 && t <= head && cols + head > n ? t : 0;

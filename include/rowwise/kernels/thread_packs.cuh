@@ -11,7 +11,7 @@
 // boundary whose length is a multiple of N), those `tail` elements go into the head pack's free
 // slots and the last pack is nobody's. Such a row spans as many packs as an aligned one
 // (dispatch/plan.hpp: registers_row_packs_for), so it runs on the same config: a 4096-column
-// bf16 row needs 512 packs, not 513. Packs of 8 only (row_pack_span.hpp: packs_wrap).
+// bf16 row needs 512 packs, not 513. Packs of 4 and 8 (row_pack_span.hpp: packs_wrap).
 //
 // Why the two phases (measured on the H200, bench/NOTES.md): a conversion or a use placed inside
 // the per-pack branch waits for that pack's load before the next branch issues its own, which
