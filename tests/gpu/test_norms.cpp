@@ -1115,10 +1115,12 @@ void run_realigned_cases(const realigned_case (&cases)[Count], seeded_rng& rng, 
 TEST_CASE("norms: rows one element past a 16-byte boundary in grids that stage their weights (the stage "
           "copied realigned: persistent cluster grids and one-wave grids, W = T or float)",
           "[gpu][norms]") {
-  // Weights aligned, rows one element in: the weights are misaligned at every pack of the rows, so
-  // the stage is filled through registers (kernels/column_stage.cuh: copy_realigned) and every
-  // whole pack's write-back reads it; the warp holding the row's wrapped head pack reads global
-  // memory. Every plan below reserves a stage (checked), so the realigned copy runs.
+  // Weights aligned, rows one or more elements in: the weights are misaligned at every pack of the
+  // rows, so the stage is filled realigned (kernels/column_stage.cuh: 4-byte weights and 2-byte
+  // ones at an even element by 4-byte cp.async pieces, copy_realigned_by_words; 2-byte ones at an
+  // odd element through registers, copy_realigned) and every whole pack's write-back reads it; the
+  // warp holding the row's wrapped head pack reads global memory. Every plan below reserves a
+  // stage (checked), so the realigned copy runs.
   seeded_rng rng("norms realigned stage");
   INFO(rng.describe());
   const auto dev = device_limits_now();
@@ -1138,6 +1140,8 @@ TEST_CASE("norms: rows one element past a 16-byte boundary in grids that stage t
       {norm_op::rms_norm, dtype::bf16, 128, 4096, offset_both(1), 0},
       {norm_op::rms_norm, dtype::f32, 1, 4096, offset_both(1), 0},
       {norm_op::rms_norm, dtype::f32, 20 * dev.sm_count + 3, 4096, offset_both(2), 0},
+      {norm_op::layer_norm, dtype::bf16, 0, 65536, offset_both(2), 0},  // 2-byte weights on words
+      {norm_op::rms_norm, dtype::f16, 128, 4096, offset_both(6), 0},
   };
   run_realigned_cases(cases, rng, dev, stream.get());
 }

@@ -16,7 +16,8 @@
 //   launch gave the dynamic shared memory for the present vectors (the plan decides:
 //   dispatch/plan.hpp, column_stage_bytes); otherwise nothing is copied and the write-back reads
 //   global memory. Parameters aligned at the packs (op.columns_aligned) are copied by cp.async;
-//   misaligned ones through registers (copy_realigned), into the same layout.
+//   misaligned ones on 4-byte words by 4-byte cp.async pieces (copy_realigned_by_words), the
+//   others through registers (copy_realigned), into the same layout.
 #pragma once
 
 #include <cstdint>
@@ -127,7 +128,10 @@ struct column_stage {
       if (!planned(op) || !tp.all_whole()) return;
       slot* base = reinterpret_cast<slot*>(smem) + threadIdx.x;
       if (!op.template columns_aligned<N>(tp.c0)) {
-        copy_realigned(op, tp, base);
+        if (realigned_by_words(op, tp.c0))
+          copy_realigned_by_words(op, tp, base);
+        else
+          copy_realigned(op, tp, base);
         return;
       }
       int j = 0;
@@ -149,8 +153,51 @@ struct column_stage {
     }
   }
 
-  /// Parameters misaligned at the packs (rows one element past a 16-byte boundary, weights
-  /// aligned: cp.async cannot copy them) go into the same slots through registers, read as the
+  /// Whether every present parameter vector's packs start on a 4-byte word at the columns of c0
+  /// (the packs' columns differ by multiples of N, so one test holds for all of them): always for
+  /// 4-byte parameters, for 2-byte ones at an even element.
+  __device__ __forceinline__ static bool realigned_by_words(const Op& op, int64_t c0) {
+    bool words = true;
+#pragma unroll
+    for (int i = 0; i < count; ++i) {
+      const W* w = op.column_param(i);
+      if (w != nullptr) words = words && reinterpret_cast<uintptr_t>(w + c0) % 4 == 0;
+    }
+    return words;
+  }
+
+  /// Misaligned parameters whose packs start on 4-byte words (fp32 weights of rows one element
+  /// past a 16-byte boundary) go into the slots by 4-byte cp.async pieces: like the aligned copy,
+  /// nothing waits for them before the row's first write-back. Through registers instead
+  /// (copy_realigned), a thread waited K round trips, one per pack, once per CTA: in grids of one
+  /// row per CTA that is every row (ncu, H100, rms_norm fp32 16384 x 2048 offset by one: 22 % of
+  /// the warps' samples at that copy's shared-memory store, instructions 14.3 -> 26.1 M against
+  /// the aligned row, bench/NOTES.md 50); in persistent cluster grids it held the whole cluster at
+  /// its first exchange.
+  template <class TP>
+  __device__ __forceinline__ static void copy_realigned_by_words(const Op& op, const TP& tp, slot* base) {
+    constexpr int pieces = copy_bytes / 4;
+    int j = 0;
+#pragma unroll
+    for (int i = 0; i < count; ++i) {
+      const W* w = op.column_param(i);
+      if (w == nullptr) continue;
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int c = 0; c < chunks; ++c) {
+          unsigned char* dst = reinterpret_cast<unsigned char*>(base + ((j * K + k) * chunks + c) * Block);
+          const unsigned char* src = reinterpret_cast<const unsigned char*>(w + tp.col(k) + c * step);
+#pragma unroll
+          for (int q = 0; q < pieces; ++q) async_copy::copy_ca<4>(dst + 4 * q, src + 4 * q);
+        }
+      ++j;
+    }
+    async_copy::commit();
+  }
+
+  /// Parameters misaligned at the packs and not on 4-byte words (2-byte parameters at an odd
+  /// element: cp.async cannot copy them) go into the same slots through registers, read as the
   /// unstaged write-back would read them (by words or element by element), so that every row's
   /// write-back reads its weights from shared memory as the aligned rows' does, instead of one
   /// global round trip per pack behind the previous pack's stores. The thread waits for these
