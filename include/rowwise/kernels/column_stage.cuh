@@ -134,22 +134,30 @@ struct column_stage {
           copy_realigned(op, tp, base);
         return;
       }
-      int j = 0;
-#pragma unroll
-      for (int i = 0; i < count; ++i) {
-        const W* w = op.column_param(i);
-        if (w == nullptr) continue;  // absent: the op never reads it
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-#pragma unroll
-          for (int c = 0; c < chunks; ++c)
-            if (via_l1)
-              async_copy::copy_ca<copy_bytes>(base + ((j * K + k) * chunks + c) * Block, w + tp.col(k) + c * step);
-            else
-              async_copy::copy<copy_bytes>(base + ((j * K + k) * chunks + c) * Block, w + tp.col(k) + c * step);
-        ++j;
-      }
+      for_each_slot(op, base, [&](const W* w, int k, int c, slot* dst) {
+        if (via_l1)
+          async_copy::copy_ca<copy_bytes>(dst, w + tp.col(k) + c * step);
+        else
+          async_copy::copy<copy_bytes>(dst, w + tp.col(k) + c * step);
+      });
       async_copy::commit();
+    }
+  }
+
+  /// body(w, k, c, dst) for every present parameter vector w, pack k and chunk c, dst being the
+  /// thread's slot for them (the layout above), in that order.
+  template <class Body>
+  __device__ __forceinline__ static void for_each_slot(const Op& op, slot* base, Body&& body) {
+    int j = 0;
+#pragma unroll
+    for (int i = 0; i < count; ++i) {
+      const W* w = op.column_param(i);
+      if (w == nullptr) continue;  // absent: the op never reads it
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int c = 0; c < chunks; ++c) body(w, k, c, base + ((j * K + k) * chunks + c) * Block);
+      ++j;
     }
   }
 
@@ -177,22 +185,12 @@ struct column_stage {
   template <class TP>
   __device__ __forceinline__ static void copy_realigned_by_words(const Op& op, const TP& tp, slot* base) {
     constexpr int pieces = copy_bytes / 4;
-    int j = 0;
+    for_each_slot(op, base, [&](const W* w, int k, int c, slot* dst) {
+      unsigned char* d = reinterpret_cast<unsigned char*>(dst);
+      const unsigned char* src = reinterpret_cast<const unsigned char*>(w + tp.col(k) + c * step);
 #pragma unroll
-    for (int i = 0; i < count; ++i) {
-      const W* w = op.column_param(i);
-      if (w == nullptr) continue;
-#pragma unroll
-      for (int k = 0; k < K; ++k)
-#pragma unroll
-        for (int c = 0; c < chunks; ++c) {
-          unsigned char* dst = reinterpret_cast<unsigned char*>(base + ((j * K + k) * chunks + c) * Block);
-          const unsigned char* src = reinterpret_cast<const unsigned char*>(w + tp.col(k) + c * step);
-#pragma unroll
-          for (int q = 0; q < pieces; ++q) async_copy::copy_ca<4>(dst + 4 * q, src + 4 * q);
-        }
-      ++j;
-    }
+      for (int q = 0; q < pieces; ++q) async_copy::copy_ca<4>(d + 4 * q, src + 4 * q);
+    });
     async_copy::commit();
   }
 
