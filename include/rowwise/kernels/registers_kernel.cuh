@@ -275,7 +275,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     stage::start(op,
                  thread_packs<K, G, N, Wrap>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
                                              io.cols, first_head),
-                 dynamic_smem, via_l1);
+                 dynamic_smem, via_l1, /*partial_packs=*/csize > 1);
   };
   if constexpr (weights_first_instance) {
     if (weights_first(static_cast<int64_t>(per_cluster(blockIdx.x, csize)) * rows_per_step)) {
@@ -388,7 +388,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     constexpr bool ahead = registers_kernel_params_ahead<Op, T, N, G, K, Block, Staged>;
     if constexpr (Staged)
       store_op_packs<stores, /*InPlace=*/true, merge_edges_instance, ahead>(
-          tp, op, st, out_row, v, stage::for_row(op, dynamic_smem, head == first_head), merge);
+          tp, op, st, out_row, v, stage::for_row(op, dynamic_smem, head == first_head, csize > 1), merge);
     else
       store_op_packs<stores, /*InPlace=*/true, merge_edges_instance, ahead>(tp, op, st, out_row, v,
                                                                             no_column_stage{}, merge);

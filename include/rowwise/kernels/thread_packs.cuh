@@ -476,11 +476,27 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
     // Every lane of the warp, whole packs first: the same instructions in every lane but where a
     // lane's pack is partial (its row's head or tail) or past the row, so the warp runs one
     // write-back, not the branch-free one and then this one for its edge lanes alone.
-    with_whole_pack_columns<N>(op, ref, tp.cols, [&](auto columns) {
-      apply_store_params_ahead<InPlace, ParamsAhead, K, N>(
-          op, st, v, tp.cols, columns, [&](int k) { return tp.col(k); }, [&](int k) { return tp.whole(k); },
-          [&](int k) { store_whole_pack<S>(out_row + tp.col(k), pack(k)); });
-    });
+    // The stage holds this thread's whole packs too in cluster grids (column_stage.cuh: start).
+    // From global memory, each pack's weights were requested only after the previous pack was
+    // stored: the row's head lane waited K round trips in every row while the rest of its cluster
+    // waited for it (ncu, H100, layer_norm fp32 512 x 65536 offset by one: the cluster exchange's
+    // wait 3x the aligned row's, bench/NOTES.md 50).
+    if (stage.holds_partial()) {
+      stage.wait();
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (tp.whole(k)) {
+          apply_op<InPlace>(op, pack(k), tp.col(k), st, stage.columns(op, k));
+          store_whole_pack<S>(out_row + tp.col(k), pack(k));
+        }
+      }
+    } else {
+      with_whole_pack_columns<N>(op, ref, tp.cols, [&](auto columns) {
+        apply_store_params_ahead<InPlace, ParamsAhead, K, N>(
+            op, st, v, tp.cols, columns, [&](int k) { return tp.col(k); }, [&](int k) { return tp.whole(k); },
+            [&](int k) { store_whole_pack<S>(out_row + tp.col(k), pack(k)); });
+      });
+    }
     // The (at most two) partial packs last, element by element: the head (k = 0) and the tail.
     if (can_merge && merge.on) {
       // below, with every lane of the warp
