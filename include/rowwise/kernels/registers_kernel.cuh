@@ -179,7 +179,8 @@ inline constexpr bool registers_kernel_prefetches =
 /// write_back_params_ahead).
 template <class Op, class T, int N, int G, int K, int Block, bool Staged>
 inline constexpr bool registers_kernel_params_ahead = dispatch::write_back_params_ahead(
-    op_column_params<Op>::count, static_cast<int>(sizeof(typename op_column_params<Op>::type)), N, K * N,
+    op_column_params<Op>::count, static_cast<int>(sizeof(typename op_column_params<Op>::type)),
+    static_cast<int>(sizeof(T)), N, K * N,
     registers_kernel_budget<Op, T, G, Block, K * N, Staged>);
 
 /// Which form of two_pass_moments a row of T takes (dispatch/policy.hpp: two_pass_thread_shifts).
