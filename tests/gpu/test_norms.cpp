@@ -1118,9 +1118,9 @@ TEST_CASE("norms: rows one element past a 16-byte boundary in grids that stage t
   // Weights aligned, rows one or more elements in: the weights are misaligned at every pack of the
   // rows, so the stage is filled realigned (kernels/column_stage.cuh: 4-byte weights and 2-byte
   // ones at an even element by 4-byte cp.async pieces, copy_realigned_by_words; 2-byte ones at an
-  // odd element through registers, copy_realigned) and every whole pack's write-back reads it; the
-  // warp holding the row's wrapped head pack reads global memory. Every plan below reserves a
-  // stage (checked), so the realigned copy runs.
+  // odd element through registers, copy_realigned) and every whole pack's write-back reads it,
+  // the row's head lane's too (only its wrapped head pack's weights come from global memory).
+  // Every plan below reserves a stage (checked), so the realigned copy runs.
   seeded_rng rng("norms realigned stage");
   INFO(rng.describe());
   const auto dev = device_limits_now();

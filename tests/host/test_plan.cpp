@@ -1008,6 +1008,29 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128, false) == 64);
 }
 
+TEST_CASE("write_back_params_ahead: the next pack's weights are read ahead for fp32 rows and weights, where "
+          "the register budget keeps room for them",
+          "[host][plan]") {
+  // The instances it was calibrated on (ptxas -v, sm_90, bench/NOTES.md 51-52), at the budgets the
+  // registers kernel gives them.
+  const int fp32_80 = dsp::row_kernel_registers_for(false, true, 4, 128, 32, 128);
+  CHECK(fp32_80 == 80);
+  CHECK(dsp::write_back_params_ahead(2, 4, 4, 4, 32, fp32_80));  // layer_norm fp32: no spill, gained
+  CHECK(dsp::write_back_params_ahead(1, 4, 4, 4, 32, fp32_80));  // rms_norm fp32
+  // 16-bit rows keep the old order (NOTES 52: 4-7 points lost at one-row-per-CTA offset shapes),
+  // with 16-bit weights at any budget and with fp32 weights (not measured).
+  const int ln_bf16_64 = dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128);
+  CHECK(ln_bf16_64 == 64);
+  CHECK_FALSE(dsp::write_back_params_ahead(1, 2, 2, 8, 32, ln_bf16_64));
+  CHECK_FALSE(dsp::write_back_params_ahead(2, 2, 2, 8, 64, dsp::row_kernel_registers_for(false, true, 2, 64, 64, 64)));
+  CHECK_FALSE(dsp::write_back_params_ahead(1, 4, 2, 8, 32, 128));
+  // No weights, nothing to read ahead; a budget without room for them never.
+  CHECK_FALSE(dsp::write_back_params_ahead(0, 4, 4, 4, 32, 128));
+  CHECK_FALSE(dsp::write_back_params_ahead(1, 4, 4, 4, 64, 64));
+  CHECK_FALSE(dsp::write_back_params_ahead(2, 4, 4, 4, 32, 32 + 24 + 15));  // 8 words need 16
+  CHECK(dsp::write_back_params_ahead(2, 4, 4, 4, 32, 32 + 24 + 16));
+}
+
 TEST_CASE("prefetch_next_row: only kernels with at most 64 KiB of row loads in flight per SM and rows of 1.5 KiB",
           "[host][plan]") {
   // The measured split (bench/NOTES.md 28): 16-bit rows of 64 values per thread, 256 threads at 128

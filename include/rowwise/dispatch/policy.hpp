@@ -287,6 +287,26 @@ constexpr bool two_pass_thread_shifts(int elem_bytes, int regs, bool staged) {
 /// row's loads and the next row's prefetch was not found (not shared-memory carve-out: experiments 71).
 constexpr bool stage_weights_before_rows(int elem_bytes, int values) { return elem_bytes < 4 && values == 64; }
 
+/// Whether a registers kernel's write-back requests the next whole pack's column parameters
+/// before it stores the present one (kernels/thread_packs.cuh: apply_store_params_ahead): one
+/// more pack of parameters held, `params` vectors of `param_bytes` elements, packs of `pack`, so
+/// 32-bit words params * pack * param_bytes / 4 more. Taken for fp32 rows with fp32 weights when
+/// the budget keeps 24 registers beyond the row's `values` and twice those words.
+/// Measured on an H100 (bench/NOTES.md 52, A/B against the old order, two interleaved sweeps):
+/// fp32 rows gained and lost nowhere (layer_norm 2048 x 16384 93.4 -> 96.6 %, offset by one
+/// 81.6 -> 88.2, 512 x 65536 offset 69.1 -> 77.2); 16-bit rows with 16-bit weights lost 4-7
+/// points at one-row-per-CTA offset shapes (rms_norm fp16 8192 x 8192 97.0 -> 90.7,
+/// fused_add_rms_norm bf16 32768 x 2048 100.0 -> 92.6) and gained 1-4 only at 65536 columns, so
+/// they keep the old order (as do 16-bit rows with fp32 weights: not measured).
+/// Register fit calibrated with ptxas -v on sm_90 (bench/NOTES.md 51): layer_norm bf16 at 64
+/// registers (32 values, two weight vectors: 8 words) spilled 20 -> 684 bytes with it; fp32
+/// layer_norm at 80 (8 words) none.
+constexpr bool write_back_params_ahead(int params, int param_bytes, int elem_bytes, int pack, int values,
+                                       int budget) {
+  const int words = params * pack * param_bytes / 4;
+  return params > 0 && elem_bytes == 4 && param_bytes == 4 && budget - values - 24 >= 2 * words;
+}
+
 /// Whether the CTAs of a cluster that shares a two-pass op's row (layer_norm) exchange their raw
 /// two-pass sums (count, shift, sum of x - shift, sum of (x - shift)^2; merged by rebasing to the
 /// first CTA's shift) rather than Welford summaries (mean and M2, each CTA dividing before it

@@ -12,7 +12,8 @@
 //   cp.async wait makes them visible: no barrier. Sub-warp groups each stage their copy.
 // - A stage is built for the columns of the launch's first row (its head, row_io.cuh): rows
 //   whose head differs (row strides that are not a multiple of N) read global memory instead.
-// - It is used only when the thread's packs are all whole, cp.async exists (sm_80+) and the
+// - It holds the thread's whole packs' parameters (all of them, or in cluster grids all but the
+//   row's head or tail pack and those past the row), when cp.async exists (sm_80+) and the
 //   launch gave the dynamic shared memory for the present vectors (the plan decides:
 //   dispatch/plan.hpp, column_stage_bytes); otherwise nothing is copied and the write-back reads
 //   global memory. Parameters aligned at the packs (op.columns_aligned) are copied by cp.async;
@@ -103,7 +104,8 @@ struct column_stage {
   static_assert(bytes_per_param == K * chunks * Block * sizeof(slot), "the layout fills the stage");
 
   unsigned char* smem;
-  bool usable;  // the row's packs are the staged ones
+  bool usable;         // the row's packs are the staged ones
+  bool partial_packs;  // threads holding a partial pack staged their whole ones too (start)
 
   /// Whether the launch gave this kernel a stage for op's parameters.
   __device__ __forceinline__ static bool planned(const Op& op) {
@@ -114,7 +116,11 @@ struct column_stage {
   }
 
   /// Copy the parameters of the packs of `tp` (built with active = true for the launch's first
-  /// row: the columns, not a row), when planned and the packs are whole. via_l1: the
+  /// row: the columns, not a row), when planned: all of them when all are whole, else, with
+  /// partial_packs (cluster grids), the whole ones. Staging a row's head lane's whole packs
+  /// in grids of one CTA per row lost 2-4 points on fp32 rms_norm rows one element past a
+  /// boundary on the H200 while it won 6-11 points at the clusters' 65536 columns (bench/NOTES.md
+  /// 51), so only clusters, whose every CTA waits for that lane, take it. via_l1: the
   /// copies allocate in L1 (cp.async.ca), else 16-byte ones go through L2 only (.cg). Measured on
   /// the H200 (bench/NOTES.md 25g): through L1, one wave of CTAs each copying the same weights
   /// finished 128 x 4096 rms_norm bf16 in 1.86 us per call instead of 2.06 (layer_norm fp32 2.88
@@ -123,19 +129,23 @@ struct column_stage {
   /// cluster grids lost with it (layer_norm fp32 65536 81 -> 78 % of the copy floor), so they
   /// keep .cg.
   template <class TP>
-  __device__ __forceinline__ static void start(const Op& op, const TP& tp, unsigned char* smem, bool via_l1) {
+  __device__ __forceinline__ static void start(const Op& op, const TP& tp, unsigned char* smem, bool via_l1,
+                                               bool partial_packs) {
     if constexpr (possible) {
-      if (!planned(op) || !tp.all_whole()) return;
+      const bool all = tp.all_whole();
+      if (!planned(op) || (!all && !partial_packs)) return;
       slot* base = reinterpret_cast<slot*>(smem) + threadIdx.x;
       if (!op.template columns_aligned<N>(tp.c0)) {
         if (realigned_by_words(op, tp.c0))
-          copy_realigned_by_words(op, tp, base);
+          copy_realigned_by_words(op, tp, all, base);
         else
-          copy_realigned(op, tp, base);
+          copy_realigned(op, tp, all, base);
         return;
       }
       for_each_slot(op, base, [&](const W* w, int k, int c, slot* dst) {
-        if (via_l1)
+        if (!all && !tp.whole(k))
+          return;
+        else if (via_l1)
           async_copy::copy_ca<copy_bytes>(dst, w + tp.col(k) + c * step);
         else
           async_copy::copy<copy_bytes>(dst, w + tp.col(k) + c * step);
@@ -183,9 +193,10 @@ struct column_stage {
   /// the aligned row, bench/NOTES.md 50); in persistent cluster grids it held the whole cluster at
   /// its first exchange.
   template <class TP>
-  __device__ __forceinline__ static void copy_realigned_by_words(const Op& op, const TP& tp, slot* base) {
+  __device__ __forceinline__ static void copy_realigned_by_words(const Op& op, const TP& tp, bool all, slot* base) {
     constexpr int pieces = copy_bytes / 4;
     for_each_slot(op, base, [&](const W* w, int k, int c, slot* dst) {
+      if (!all && !tp.whole(k)) return;
       unsigned char* d = reinterpret_cast<unsigned char*>(dst);
       const unsigned char* src = reinterpret_cast<const unsigned char*>(w + tp.col(k) + c * step);
 #pragma unroll
@@ -203,9 +214,10 @@ struct column_stage {
   /// them: registers_kernel.cuh, weights_first) and takes one pack at a time, holding no more
   /// registers than one pack's weights beside the row.
   template <class TP>
-  __device__ __forceinline__ static void copy_realigned(const Op& op, const TP& tp, slot* base) {
+  __device__ __forceinline__ static void copy_realigned(const Op& op, const TP& tp, bool all, slot* base) {
 #pragma unroll 1
     for (int k = 0; k < K; ++k) {
+      if (!all && !tp.whole(k)) continue;
       int j = 0;
 #pragma unroll
       for (int i = 0; i < count; ++i) {
@@ -225,11 +237,15 @@ struct column_stage {
   /// The stage as seen by one row: usable when planned and the row's head is the first row's
   /// (then its packs are the staged columns, and filled, aligned or realigned, wherever the
   /// caller finds the thread's packs all whole).
-  __device__ __forceinline__ static column_stage for_row(const Op& op, unsigned char* smem, bool same_head) {
-    return {smem, same_head && planned(op)};
+  __device__ __forceinline__ static column_stage for_row(const Op& op, unsigned char* smem, bool same_head,
+                                                         bool partial_packs) {
+    return {smem, same_head && planned(op), partial_packs};
   }
 
+  /// Whether the thread's packs, when all whole, are staged.
   __device__ __forceinline__ bool holds() const { return usable; }
+  /// Whether its whole packs are staged when some are not (a row's head or tail lane).
+  __device__ __forceinline__ bool holds_partial() const { return usable && partial_packs; }
   /// Before the first read: the thread's copies have landed.
   __device__ __forceinline__ void wait() const { async_copy::wait<0>(); }
 
@@ -251,6 +267,7 @@ struct column_stage {
 /// No stage: the write-back reads global memory.
 struct no_column_stage {
   __device__ __forceinline__ bool holds() const { return false; }
+  __device__ __forceinline__ bool holds_partial() const { return false; }
   __device__ __forceinline__ void wait() const {}
   template <class Op>
   __device__ __forceinline__ checked_columns columns(const Op&, int) const { return {}; }

@@ -175,6 +175,14 @@ inline constexpr bool registers_kernel_prefetches =
     dispatch::row_kernel_prefetches(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values,
                                     G, Staged && op_has_two_weights<Op>);
 
+/// Whether the write-back reads the next pack's weights ahead (dispatch/policy.hpp:
+/// write_back_params_ahead).
+template <class Op, class T, int N, int G, int K, int Block, bool Staged>
+inline constexpr bool registers_kernel_params_ahead = dispatch::write_back_params_ahead(
+    op_column_params<Op>::count, static_cast<int>(sizeof(typename op_column_params<Op>::type)),
+    static_cast<int>(sizeof(T)), N, K * N,
+    registers_kernel_budget<Op, T, G, Block, K * N, Staged>);
+
 /// Which form of two_pass_moments a row of T takes (dispatch/policy.hpp: two_pass_thread_shifts).
 template <class T, int Regs, bool Staged>
 inline constexpr bool two_pass_thread_shifts_v =
@@ -268,7 +276,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     stage::start(op,
                  thread_packs<K, G, N, Wrap>(true, rank * segment_packs + lane, (rank + 1) * segment_packs,
                                              io.cols, first_head),
-                 dynamic_smem, via_l1);
+                 dynamic_smem, via_l1, /*partial_packs=*/csize > 1);
   };
   if constexpr (weights_first_instance) {
     if (weights_first(static_cast<int64_t>(per_cluster(blockIdx.x, csize)) * rows_per_step)) {
@@ -378,11 +386,13 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
       // Row r - 1's head (the pointer is only measured: for row 0 no lane asks for it).
       merge.prev_tail_lane = row_tail_pack_lane<G, N, Wrap>(io.cols, row_head<N>(in_row - io.in_stride));
     }
+    constexpr bool ahead = registers_kernel_params_ahead<Op, T, N, G, K, Block, Staged>;
     if constexpr (Staged)
-      store_op_packs<stores, /*InPlace=*/true, merge_edges_instance>(
-          tp, op, st, out_row, v, stage::for_row(op, dynamic_smem, head == first_head), merge);
+      store_op_packs<stores, /*InPlace=*/true, merge_edges_instance, ahead>(
+          tp, op, st, out_row, v, stage::for_row(op, dynamic_smem, head == first_head, csize > 1), merge);
     else
-      store_op_packs<stores, /*InPlace=*/true, merge_edges_instance>(tp, op, st, out_row, v, no_column_stage{}, merge);
+      store_op_packs<stores, /*InPlace=*/true, merge_edges_instance, ahead>(tp, op, st, out_row, v,
+                                                                            no_column_stage{}, merge);
     if (active && lane == 0 && rank == 0) op.store_stats(row, st);
   }
   row_reduce::finish(it);

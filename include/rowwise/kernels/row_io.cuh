@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "rowwise/abi.hpp"
 #include "rowwise/kernels/column_stage_size.hpp"
@@ -276,20 +278,83 @@ __device__ __forceinline__ bool column_params_aligned(const W* w, int64_t col0) 
          reinterpret_cast<uintptr_t>(w + col0) % (sizeof(W) * column_param_step<N, W>) == 0;
 }
 
-/// Load N per-column parameters (weights) as fp32 for the pack at col0: one or more aligned
-/// accesses when the whole pack is inside the row and the address allows it, else element by
-/// element. Weights are re-read for every row, so they use the default (keep) cache policy.
+/// N per-column parameters (weights) of one pack as stored (W), in registers: what a write-back
+/// reads for a pack before the previous pack is stored (thread_packs.cuh: preload_columns).
+/// 2-byte values are kept two to a 32-bit word: held across a store as single elements, each took
+/// a register of its own and layer_norm bf16 spilled (ptxas -v, bench/NOTES.md 51).
+template <class W, int N>
+struct column_param_values {
+  static constexpr bool paired = sizeof(W) == 2 && N % 2 == 0;
+  std::conditional_t<paired, unsigned[paired ? N / 2 : 1], W[N]> held;
+
+  /// Elements [at, at + M) from a (M even when paired).
+  template <int M>
+  __device__ __forceinline__ void put(int at, const aligned_array<W, M>& a) {
+    if constexpr (paired) {
+      static_assert(M % 2 == 0, "2-byte values go in by words");
+      const unsigned* w = reinterpret_cast<const unsigned*>(&a);
+#pragma unroll
+      for (int i = 0; i < M / 2; ++i) held[at / 2 + i] = w[i];
+    } else {
+#pragma unroll
+      for (int j = 0; j < M; ++j) held[at + j] = a.v[j];
+    }
+  }
+
+  __device__ __forceinline__ void to_floats(float (&out)[N]) const {
+    if constexpr (paired) {
+      aligned_array<W, N> a;
+      unsigned* w = reinterpret_cast<unsigned*>(&a);
+#pragma unroll
+      for (int i = 0; i < N / 2; ++i) w[i] = held[i];
+      pack_to_float(a, out);
+    } else {
+#pragma unroll
+      for (int j = 0; j < N; ++j) out[j] = to_float(held[j]);
+    }
+  }
+};
+
+/// Every parameter vector's values for one whole pack, read ahead of the previous pack's store
+/// (thread_packs.cuh: preload_columns); param(i) as the other column kinds.
+template <class W, int N, int Params>
+struct preloaded_columns {
+  column_param_values<W, N> values[Params > 0 ? Params : 1];
+  __device__ __forceinline__ const column_param_values<W, N>& param(int i) const { return values[i]; }
+};
+
+/// The pack's N parameters at col0 as stored, read the way `Columns` says (aligned_columns,
+/// word_columns, odd_word_columns, element_columns below); load_column_params converts them.
+/// Weights are re-read for every row, so they use the default (keep) cache policy.
 template <int N, class W>
-__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols,
-                                                   float (&out)[N], aligned_columns) {
+__device__ __forceinline__ void load_column_params_raw(const W* w, int64_t col0, int64_t,
+                                                       column_param_values<W, N>& out, aligned_columns) {
   constexpr int step = column_param_step<N, W>;
 #pragma unroll
   for (int s = 0; s < N; s += step) {
     aligned_array<W, step> a;
     load_pack(a, w + col0 + s);
-#pragma unroll
-    for (int j = 0; j < step; ++j) out[s + j] = to_float(a.v[j]);
+    out.put(s, a);
   }
+}
+
+/// Values read ahead (preloaded_columns): converted only.
+template <int N, class W>
+__device__ __forceinline__ void load_column_params(const W*, int64_t, int64_t, float (&out)[N],
+                                                   const column_param_values<W, N>& values) {
+  values.to_floats(out);
+}
+
+/// Load N per-column parameters as fp32 for a whole pack at col0 read the way `Columns` says
+/// (aligned accesses, by words, element by element).
+template <int N, class W, class Columns,
+          class = decltype(load_column_params_raw<N>(static_cast<const W*>(nullptr), int64_t{}, int64_t{},
+                                                     std::declval<column_param_values<W, N>&>(), Columns{}))>
+__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols, float (&out)[N],
+                                                   Columns columns) {
+  column_param_values<W, N> values;
+  load_column_params_raw<N>(w, col0, cols, values, columns);
+  load_column_params<N>(w, col0, cols, out, values);
 }
 
 template <int N, class W, int Step, int Stride>
@@ -392,27 +457,37 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
 }
 
 template <int N, class W>
-__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t, float (&out)[N],
-                                                   element_columns) {
+__device__ __forceinline__ void load_column_params_raw(const W* w, int64_t col0, int64_t,
+                                                       column_param_values<W, N>& out, element_columns) {
+  if constexpr (column_param_values<W, N>::paired) {
+    aligned_array<W, N> a;
 #pragma unroll
-  for (int j = 0; j < N; ++j) out[j] = to_float(w[col0 + j]);
+    for (int j = 0; j < N; ++j) a.v[j] = w[col0 + j];
+    out.put(0, a);
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) out.held[j] = w[col0 + j];
+  }
 }
 
 template <int N, class W>
-__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols, float (&out)[N],
-                                                   word_columns) {
-  if constexpr (column_params_by_words<N, W>)
-    load_column_params_by_words<N>(w + col0, out);
-  else
-    load_column_params<N>(w, col0, cols, out, element_columns{});  // never chosen for such W
+__device__ __forceinline__ void load_column_params_raw(const W* w, int64_t col0, int64_t cols,
+                                                       column_param_values<W, N>& out, word_columns) {
+  if constexpr (column_params_by_words<N, W>) {
+    aligned_array<W, N> v;
+    load_column_params_raw_by_words<N>(w + col0, v);
+    out.put(0, v);
+  } else {
+    load_column_params_raw<N>(w, col0, cols, out, element_columns{});  // never chosen for such W
+  }
 }
 
 /// The words from the one holding the element before the pack: one byte permute per word of the
 /// pack, no shift amount or selection of the last word made at run time (word_columns' general
 /// form takes both).
 template <int N, class W>
-__device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int64_t cols, float (&out)[N],
-                                                   odd_word_columns) {
+__device__ __forceinline__ void load_column_params_raw(const W* w, int64_t col0, int64_t cols,
+                                                       column_param_values<W, N>& out, odd_word_columns) {
   if constexpr (column_params_by_words<N, W>) {
     constexpr int words = N * static_cast<int>(sizeof(W)) / 4;
     const unsigned* q = reinterpret_cast<const unsigned*>(w + col0 - 1);  // 4-byte aligned
@@ -423,10 +498,9 @@ __device__ __forceinline__ void load_column_params(const W* w, int64_t col0, int
     unsigned* vw = reinterpret_cast<unsigned*>(&v);
 #pragma unroll
     for (int i = 0; i < words; ++i) vw[i] = __byte_perm(raw[i], raw[i + 1], 0x5432);  // high half, next low half
-#pragma unroll
-    for (int j = 0; j < N; ++j) out[j] = to_float(v.v[j]);
+    out.put(0, v);
   } else {
-    load_column_params<N>(w, col0, cols, out, element_columns{});  // never chosen for such W
+    load_column_params_raw<N>(w, col0, cols, out, element_columns{});  // never chosen for such W
   }
 }
 

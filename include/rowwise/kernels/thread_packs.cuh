@@ -256,6 +256,59 @@ __device__ __forceinline__ void apply_op(const Op& op, float (&v)[N], int64_t co
     op.apply(v, col0, st, columns);
 }
 
+/// The column parameters of the whole pack at col0, every present vector, read the way `columns`
+/// says (with_whole_pack_columns) but not yet converted.
+template <int N, class Op, class Columns>
+__device__ __forceinline__ auto preload_columns(const Op& op, int64_t col0, int64_t cols, Columns columns) {
+  using params = op_column_params<Op>;
+  // Absent vectors read as zeros, not left undefined: a value defined on one path only was kept
+  // live through local memory across the packs (ptxas -v: hundreds of bytes of spill).
+  preloaded_columns<typename params::type, N, params::count> p{};
+#pragma unroll
+  for (int i = 0; i < params::count; ++i)
+    if (const auto* w = op.column_param(i); w != nullptr)
+      load_column_params_raw<N>(w, col0, cols, p.values[i], columns.param(i));
+  return p;
+}
+
+/// Apply the op to the packs k for which whole(k) holds, reading their column parameters from
+/// global memory the way `columns` says, and store them (store(k)). Pack k + 1's parameters are
+/// requested before pack k is stored: a load may not pass a store that might alias it, so in
+/// program order each pack's weights were requested only after the previous pack's store and the
+/// thread waited K round trips per row (ncu source sampling, bench/NOTES.md 50: 16-bit
+/// layer_norm rows one element past a boundary spent 36 % of their samples there). Ahead: one
+/// pack ahead, else in program order (registers it cannot spare). One pack, not all: every pack's weights read before the first store spilled fp32 instances (NOTES 20 h,
+/// 50 f).
+template <bool InPlace, bool Ahead, int K, int N, class Op, class State, class Columns, class ColOf, class Whole,
+          class Store>
+__device__ __forceinline__ void apply_store_params_ahead(const Op& op, const State& st, float (&v)[K * N],
+                                                         int64_t cols, Columns columns, ColOf col_of,
+                                                         Whole whole, Store store) {
+  const auto pack = [&](int k) -> float(&)[N] { return *reinterpret_cast<float(*)[N]>(&v[k * N]); };
+  if constexpr (!Ahead || op_column_params<Op>::count == 0) {
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (whole(k)) {
+        apply_op<InPlace>(op, pack(k), col_of(k), st, columns);
+        store(k);
+      }
+  } else {
+    using preloaded = decltype(preload_columns<N>(op, col_of(0), cols, columns));
+    preloaded cur{};
+    if (whole(0)) cur = preload_columns<N>(op, col_of(0), cols, columns);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      preloaded next{};
+      if (k + 1 < K && whole(k + 1)) next = preload_columns<N>(op, col_of(k + 1), cols, columns);
+      if (whole(k)) {
+        apply_op<InPlace>(op, pack(k), col_of(k), st, cur);
+        store(k);
+      }
+      cur = next;
+    }
+  }
+}
+
 /// Pack kt (1 <= kt < K, thread_packs::partial_tail) of v into pv. Its index is a run-time value:
 /// a copy selected by compile-time compares, so that v is never indexed dynamically (which would
 /// move it to local memory).
@@ -373,9 +426,11 @@ __device__ __forceinline__ void store_merged_edge_packs(const thread_packs<K, G,
 /// partial_in_place left there (apply_in_place), else the input values (apply). `stage`: where
 /// the op's column parameters may already be (column_stage.cuh), else global memory.
 /// MergeEdges (merges_edge_packs_v): the edge packs may be stored merged with the neighbouring
-/// rows' when `merge.on` (edge_merge; registers kernel).
-template <store_policy S, bool InPlace, bool MergeEdges = false, int K, int G, int N, bool Wrap, class Op, class T,
-          class State, class Stage = no_column_stage>
+/// rows' when `merge.on` (edge_merge; registers kernel). ParamsAhead: the whole packs' column
+/// parameters from global memory are requested a pack ahead (apply_store_params_ahead;
+/// dispatch/policy.hpp: write_back_params_ahead).
+template <store_policy S, bool InPlace, bool MergeEdges = false, bool ParamsAhead = false, int K, int G, int N,
+          bool Wrap, class Op, class T, class State, class Stage = no_column_stage>
 __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>& tp, const Op& op,
                                                const State& st, T* out_row, float (&v)[K * N],
                                                const Stage& stage = {}, const edge_merge& merge = {}) {
@@ -411,21 +466,37 @@ __device__ __forceinline__ void store_op_packs(const thread_packs<K, G, N, Wrap>
       // weights aligned) by words or element by element, without a bounds and alignment test per
       // pack and weight (those tests and the selects they feed are what such rows execute beyond
       // the aligned ones: bench/NOTES.md 46 b).
-      with_whole_pack_columns<N>(op, ref, tp.cols, [&](auto columns) { store_all([=](int) { return columns; }); });
+      with_whole_pack_columns<N>(op, ref, tp.cols, [&](auto columns) {
+        apply_store_params_ahead<InPlace, ParamsAhead, K, N>(
+            op, st, v, tp.cols, columns, [&](int k) { return tp.col(k); }, [](int) { return true; },
+            [&](int k) { store_whole_pack<S>(out0 + tp.offset(k), pack(k)); });
+      });
     }
   } else {
     // Every lane of the warp, whole packs first: the same instructions in every lane but where a
     // lane's pack is partial (its row's head or tail) or past the row, so the warp runs one
     // write-back, not the branch-free one and then this one for its edge lanes alone.
-    with_whole_pack_columns<N>(op, ref, tp.cols, [&](auto columns) {
+    // The stage holds this thread's whole packs too in cluster grids (column_stage.cuh: start).
+    // From global memory, each pack's weights were requested only after the previous pack was
+    // stored: the row's head lane waited K round trips in every row while the rest of its cluster
+    // waited for it (ncu, H100, layer_norm fp32 512 x 65536 offset by one: the cluster exchange's
+    // wait 3x the aligned row's, bench/NOTES.md 50).
+    if (stage.holds_partial()) {
+      stage.wait();
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         if (tp.whole(k)) {
-          apply_op<InPlace>(op, pack(k), tp.col(k), st, columns);
+          apply_op<InPlace>(op, pack(k), tp.col(k), st, stage.columns(op, k));
           store_whole_pack<S>(out_row + tp.col(k), pack(k));
         }
       }
-    });
+    } else {
+      with_whole_pack_columns<N>(op, ref, tp.cols, [&](auto columns) {
+        apply_store_params_ahead<InPlace, ParamsAhead, K, N>(
+            op, st, v, tp.cols, columns, [&](int k) { return tp.col(k); }, [&](int k) { return tp.whole(k); },
+            [&](int k) { store_whole_pack<S>(out_row + tp.col(k), pack(k)); });
+      });
+    }
     // The (at most two) partial packs last, element by element: the head (k = 0) and the tail.
     if (can_merge && merge.on) {
       // below, with every lane of the warp
