@@ -234,11 +234,14 @@ struct aligned_columns {
 struct word_columns {
   __device__ __forceinline__ word_columns param(int) const { return *this; }
 };
-/// odd_word_columns: as word_columns, and every present parameter vector stands at an odd element
-/// of its words at the pack (thread_packs.cuh: column_params_odd_words_in_row; rows one element
-/// past a 16-byte boundary, weights aligned), so the words' shift is known when compiled.
-struct odd_word_columns {
-  __device__ __forceinline__ odd_word_columns param(int) const { return *this; }
+/// word_then_pack_columns: the caller established that the pack lies inside the row with a column
+/// before and after it, and that every present parameter vector stands one element before an
+/// aligned access of its widest size there (thread_packs.cuh: column_params_word_then_pack_in_row;
+/// rows one element past a 16-byte boundary, weights aligned): the pack's parameters are one
+/// element (for 2-byte ones the 4-byte word holding it) and the first N - 1 of the aligned accesses
+/// after it.
+struct word_then_pack_columns {
+  __device__ __forceinline__ word_then_pack_columns param(int) const { return *this; }
 };
 /// element_columns: the caller established that the pack lies inside the row, the parameters
 /// neither aligned nor readable by words at it: N loads without a bounds test per element.
@@ -324,7 +327,7 @@ struct preloaded_columns {
 };
 
 /// The pack's N parameters at col0 as stored, read the way `Columns` says (aligned_columns,
-/// word_columns, odd_word_columns, element_columns below); load_column_params converts them.
+/// word_columns, word_then_pack_columns, element_columns below); load_column_params converts them.
 /// Weights are re-read for every row, so they use the default (keep) cache policy.
 template <int N, class W>
 __device__ __forceinline__ void load_column_params_raw(const W* w, int64_t col0, int64_t,
@@ -482,25 +485,49 @@ __device__ __forceinline__ void load_column_params_raw(const W* w, int64_t col0,
   }
 }
 
-/// The words from the one holding the element before the pack: one byte permute per word of the
-/// pack, no shift amount or selection of the last word made at run time (word_columns' general
-/// form takes both).
+/// Packs whose parameters word_then_pack_columns may read: packs of 4 or 8 of 2- or 4-byte
+/// parameters (for fewer columns, element by element is as few loads).
+template <int N, class W>
+inline constexpr bool column_params_word_then_pack = (sizeof(W) == 2 || sizeof(W) == 4) && N % 4 == 0;
+
+/// The element before an aligned block of the parameters (as the 4-byte word holding it for 2-byte
+/// ones), then the aligned accesses after it: N / step + 1 loads, and for 2-byte parameters one byte
+/// permute per word of the pack. Read word by word (five 4-byte loads for a 16-bit pack of 8) or
+/// element by element (four for fp32), a warp's lanes 16 bytes apart made a request of 16-17
+/// sectors per load, where the row's own pack takes one request of 16: 16-bit layer_norm (two
+/// vectors) moved about as many bytes per second on an H200 as on an H100 at such rows, so the SM's
+/// load path, not memory, is the likelier limit (bench/NOTES.md 53). Reads the parameter after the
+/// pack too (with_whole_pack_columns checks that it is inside the row).
 template <int N, class W>
 __device__ __forceinline__ void load_column_params_raw(const W* w, int64_t col0, int64_t cols,
-                                                       column_param_values<W, N>& out, odd_word_columns) {
-  if constexpr (column_params_by_words<N, W>) {
-    constexpr int words = N * static_cast<int>(sizeof(W)) / 4;
-    const unsigned* q = reinterpret_cast<const unsigned*>(w + col0 - 1);  // 4-byte aligned
+                                                       column_param_values<W, N>& out, word_then_pack_columns) {
+  if constexpr (!column_params_word_then_pack<N, W>) {
+    load_column_params_raw<N>(w, col0, cols, out, element_columns{});  // never chosen for such packs
+  } else if constexpr (sizeof(W) == 2) {
+    constexpr int words = N / 2;
     unsigned raw[words + 1];
+    raw[0] = *reinterpret_cast<const unsigned*>(w + col0 - 1);  // 4-byte aligned
+    aligned_array<W, N> after;
+    load_pack(after, w + col0 + 1);  // aligned: word_then_pack_columns' contract
+    const unsigned* aw = reinterpret_cast<const unsigned*>(&after);
 #pragma unroll
-    for (int i = 0; i <= words; ++i) raw[i] = q[i];
+    for (int i = 0; i < words; ++i) raw[i + 1] = aw[i];
     aligned_array<W, N> v;
     unsigned* vw = reinterpret_cast<unsigned*>(&v);
 #pragma unroll
     for (int i = 0; i < words; ++i) vw[i] = __byte_perm(raw[i], raw[i + 1], 0x5432);  // high half, next low half
     out.put(0, v);
   } else {
-    load_column_params_raw<N>(w, col0, cols, out, element_columns{});  // never chosen for such W
+    constexpr int step = column_param_step<N, W>;
+    out.held[0] = w[col0];
+#pragma unroll
+    for (int s = 0; s < N; s += step) {
+      aligned_array<W, step> after;
+      load_pack(after, w + col0 + 1 + s);  // aligned: word_then_pack_columns' contract
+#pragma unroll
+      for (int j = 0; j < step; ++j)
+        if (1 + s + j < N) out.held[1 + s + j] = after.v[j];
+    }
   }
 }
 

@@ -211,36 +211,41 @@ __device__ __forceinline__ bool column_params_by_words_in_row(const Op& op, int 
   }
 }
 
-/// Whether every present parameter vector of the op stands at an odd element of its 4-byte words
-/// at the row's whole packs (2-byte parameters; ref as above): the words' shift is then known
-/// when compiled (odd_word_columns).
+/// Whether every present parameter vector of the op stands one element before an aligned access of
+/// its widest size at the row's whole packs, and the row has a column before and after each of them
+/// (ref as above): the row one element past a 16-byte boundary and the weights aligned, as in the
+/// issues' offset rows (word_then_pack_columns). Other offsets read 2-byte weights by words with a
+/// shift chosen at run time (word_columns), 4-byte ones element by element.
 template <class Op, int N>
-__device__ __forceinline__ bool column_params_odd_words_in_row(const Op& op, int ref) {
+__device__ __forceinline__ bool column_params_word_then_pack_in_row(const Op& op, int ref, int64_t cols) {
   using params = op_column_params<Op>;
   using W = typename params::type;
-  if constexpr (params::count == 0 || !column_params_by_words<N, W>) {
+  if constexpr (params::count == 0 || !column_params_word_then_pack<N, W>) {
     return false;
   } else {
-    bool odd = true;
+    constexpr uintptr_t access = sizeof(W) * column_param_step<N, W>;
+    bool before_access = words_around_whole_packs(ref, cols, N);
 #pragma unroll
     for (int i = 0; i < params::count; ++i) {
       const W* w = op.column_param(i);
-      if (w != nullptr) odd = odd && (reinterpret_cast<uintptr_t>(w) + ref * sizeof(W)) % 4 != 0;
+      if (w != nullptr)
+        before_access = before_access && (reinterpret_cast<uintptr_t>(w) + (ref + 1) * sizeof(W)) % access == 0;
     }
-    return odd;
+    return before_access;
   }
 }
 
 /// Call body(columns) with the way the whole packs of a row read the op's column parameters: one
 /// choice per row (ref: column_params_by_words_in_row), so that a warp's lanes take one path.
-/// Aligned at the packs: aligned accesses; else by words where column_params_by_words_in_row
-/// allows, else element by element without tests.
+/// Aligned at the packs: aligned accesses; else one element before aligned accesses where
+/// column_params_word_then_pack_in_row allows; else by words where column_params_by_words_in_row
+/// allows; else element by element without tests.
 template <int N, class Op, class Body>
 __device__ __forceinline__ void with_whole_pack_columns(const Op& op, int ref, int64_t cols, Body&& body) {
   if (op.template columns_aligned<N>(ref))
     body(aligned_columns{});
-  else if (column_params_by_words_in_row<Op, N>(op, ref, cols) && column_params_odd_words_in_row<Op, N>(op, ref))
-    body(odd_word_columns{});
+  else if (column_params_word_then_pack_in_row<Op, N>(op, ref, cols))
+    body(word_then_pack_columns{});
   else if (column_params_by_words_in_row<Op, N>(op, ref, cols))
     body(word_columns{});
   else
