@@ -147,6 +147,7 @@ struct register_budget {
   int with_params_fp32;    // layer_norm, rms_norm (weights loaded per pack) on 4-byte elements
   int with_params_16bit;   // the same on 2-byte elements
   int fused_residual;      // fused_add_rms_norm
+  int fused_residual_16bit_32;  // fused_add_rms_norm on 2-byte elements, at most 32 values per thread
   int wide_16bit;          // rows of 49-64 values per thread (wide configs), any op that has them
                            // (fp32 layer_norm's 256 x 16 packs too: raised to 128 for the same
                            // two CTAs per SM, row_kernel_registers_for)
@@ -157,7 +158,11 @@ struct register_budget {
   int two_weights_16bit_staged;  // layer_norm 16-bit, 32 values, one row per CTA of at most
                                  // two_weights_16bit_staged_max_block threads, column stage
 };
-inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80, 96, 128};
+/// fused_residual_16bit_32: the 16-bit fused rows of 32 values used 91-96 registers under 128 until
+/// word_then_pack_columns took the wrapped 64-thread instance to 106-112, 10 -> 9 CTAs per SM
+/// (bf16 32768 x 2048 offset by one 100.2 -> 92.8 % on an H100, bench/NOTES.md 53 d); at 96 it
+/// compiles to 90-96 without spills. Not yet measured.
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 96, 128, 80, 96, 128};
 /// 16-bit layer_norm rows of 32 values, one per CTA of at most this many threads, in the instance
 /// with a column stage — launched only where every CTA is resident at once (plan.hpp:
 /// column_stage_pays), so mostly calls of few rows — get register_budget::two_weights_16bit_staged
@@ -176,7 +181,9 @@ inline constexpr int wide_one_row_max_threads = 128;
 /// which `threads_per_row` hold one row (0, 0: not known, the budget of any CTA).
 constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes, int values = 32, int block = 0,
                             int threads_per_row = 0, bool staged_two_weights = false) {
-  if (fuses_residual) return row_kernel_registers.fused_residual;
+  if (fuses_residual)
+    return elem_bytes < 4 && values <= 32 ? row_kernel_registers.fused_residual_16bit_32
+                                          : row_kernel_registers.fused_residual;
   if (staged_two_weights && elem_bytes >= 4 && values == 32 && block == two_weights_cluster_block &&
       threads_per_row == block)
     return row_kernel_registers.two_weights_fp32_128;
