@@ -252,9 +252,14 @@ constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, in
 /// kernel (registers_kernel.cuh) and the plan report (bench/plan_report.cpp).
 constexpr bool row_kernel_prefetches(bool fuses_residual, bool with_params, int elem_bytes, int block, int values,
                                      int threads_per_row, bool staged_two_weights = false) {
+  // 16-bit fused rows of 32 values keep the choice made at the fused budget (128), under which the
+  // prefetch was measured (+1 to +4 points at 768-8192 columns, NOTES 28): they ran at 91-96
+  // registers then, so the CTAs it counted were never the ones resident.
+  const bool fused_16bit_32 = fuses_residual && elem_bytes < 4 && values <= 32;
   return prefetch_next_row(
-      row_kernel_registers_for(fuses_residual, with_params, elem_bytes, block, values, threads_per_row,
-                               staged_two_weights),
+      fused_16bit_32 ? row_kernel_registers.fused_residual
+                     : row_kernel_registers_for(fuses_residual, with_params, elem_bytes, block, values,
+                                                threads_per_row, staged_two_weights),
       block,
       values * elem_bytes * (fuses_residual ? 2 : 1), threads_per_row * values * elem_bytes);
 }
