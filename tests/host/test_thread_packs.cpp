@@ -125,15 +125,17 @@ constexpr std::array<row_checker, sizeof...(I)> checkers_for(std::index_sequence
   return {&check_row<dsp::registers_k(static_cast<int>(I), N), dsp::registers_configs[I].g, N, Wrap>...};
 }
 
-/// The plan's kernel instance, as launch.cuh picks it: with the wrap's code when the plan says
-/// its rows wrap (the instance without would leave a wrapped row's last columns unmoved), and
-/// always for the ops that have no other (policy.hpp: wrap_instance_only_ops).
+/// The plan's kernel instance, as launch.cuh picks it: with the wrap's code where the plan names
+/// it (plan.hpp: wrap_instance; the instance without would leave a wrapped row's last columns
+/// unmoved), and always for the ops that have no other (policy.hpp: wrap_instance_only_ops).
 template <int N>
 std::string check_plan_row(const dsp::plan& pl, int64_t cols, int head, bool wrap_instance_only) {
   constexpr auto configs = std::make_index_sequence<dsp::registers_config_count>{};
   static constexpr auto wrapping = checkers_for<N, true>(configs);
   static constexpr auto plain = checkers_for<N, false>(configs);
-  const auto& table = rk::packs_wrap(N) && (pl.wrapped_rows || wrap_instance_only) ? wrapping : plain;
+  if (rk::packs_wrap(N) && wrap_instance_only && !pl.wrap_instance)
+    return "a plan of an op with only the wrap instance does not name it";
+  const auto& table = rk::packs_wrap(N) && (pl.wrap_instance || wrap_instance_only) ? wrapping : plain;
   return table[static_cast<size_t>(pl.config)](cols, head, pl.cluster, pl.segment_packs);
 }
 
@@ -168,7 +170,7 @@ void check_cols(int64_t cols, int elem_bytes, int& checked) {
             INFO(op.name << " " << elem_bytes << "-byte elements, " << rows << " x " << cols << ", row head " << head
                          << ", plan head " << plan_head << ": config " << pl.config << " (G " << pl.threads_per_row
                          << ", K " << pl.packs_per_thread << "), cluster " << pl.cluster << ", segment "
-                         << pl.segment_packs << (pl.wrapped_rows ? ", wrap instance" : ""));
+                         << pl.segment_packs << (pl.wrap_instance ? ", wrap instance" : ""));
             FAIL_CHECK(e);
             return;
           }
@@ -244,8 +246,82 @@ TEST_CASE("thread_packs: plans name the wrap instance exactly when some row of t
         if (pl.kind != dsp::strategy::registers) continue;
         INFO(elem_bytes << "-byte elements, " << cols << " columns, head " << head);
         CHECK(pl.wrapped_rows == dsp::registers_rows_wrap(cols, n, head));
+        if (pl.wrapped_rows) CHECK(pl.wrap_instance);
         (pl.wrapped_rows ? wrapping : plain) += 1;
       }
   CHECK(wrapping > 0);
   CHECK(plain > 0);
+}
+
+TEST_CASE("thread_packs: groups that merge edge packs take the wrap instance for rows not of whole packs",
+          "[host][plan]") {
+  // The merge's code is in the wrap instance only (registers_kernel.cuh): 16-bit rows on groups of
+  // 2 (up to 32 columns in a pack of 8's groups) take it wherever a row starts or ends inside a
+  // pack, wrapped or not, and the instance without it for rows of whole packs.
+  const dsp::device_limits dev = rowwise_test::h200_like();
+  const auto softmax_plan = [&](int64_t cols, int elem_bytes, int head) {
+    const int n = 16 / elem_bytes;
+    return dsp::plan_rows(rowwise_test::plan_problem(2097152, cols, elem_bytes, n, head, true,
+                                                     rowwise_test::weights_desc{0, 0}, 1),
+                          dev);
+  };
+  CHECK(rk::merges_edge_packs(2, 8, 2));
+  CHECK_FALSE(rk::merges_edge_packs(2, 8, 4));
+  CHECK_FALSE(rk::merges_edge_packs(4, 4, 2));
+  dsp::plan pl = softmax_plan(32, 2, 0);  // aligned rows of whole packs
+  REQUIRE(pl.kind == dsp::strategy::registers);
+  REQUIRE(pl.threads_per_row == 2);
+  CHECK_FALSE(pl.wrapped_rows);
+  CHECK_FALSE(pl.wrap_instance);
+  pl = softmax_plan(32, 2, 7);  // one element past a boundary: wraps
+  REQUIRE(pl.threads_per_row == 2);
+  CHECK(pl.wrapped_rows);
+  CHECK(pl.wrap_instance);
+  pl = softmax_plan(30, 2, 0);  // aligned, a partial last pack: no wrap, but edges to merge
+  REQUIRE(pl.threads_per_row == 2);
+  CHECK_FALSE(pl.wrapped_rows);
+  CHECK(pl.wrap_instance);
+  pl = softmax_plan(32, 2, -1);  // heads differ
+  REQUIRE(pl.threads_per_row == 2);
+  CHECK(pl.wrap_instance);
+  // Groups that do not merge keep the instance without the wrap where no row wraps.
+  pl = softmax_plan(30, 4, 0);
+  REQUIRE(pl.kind == dsp::strategy::registers);
+  CHECK_FALSE(rk::merges_edge_packs(4, 4, pl.threads_per_row));
+  CHECK_FALSE(pl.wrap_instance);
+  pl = softmax_plan(126, 2, 0);
+  REQUIRE(pl.threads_per_row > 2);
+  CHECK_FALSE(pl.wrap_instance);
+}
+
+TEST_CASE("policy: short 16-bit softmax rows compile under a cap below the budget the plan counts",
+          "[host][plan]") {
+  // policy.hpp: row_kernel_register_cap. The plan counts CTAs per SM at the budget only for the
+  // prefetch, which rows this short do not take at either count: checked for every plan of 16
+  // values or fewer per thread.
+  const dsp::device_limits dev = rowwise_test::h200_like();
+  int capped = 0;
+  for (int64_t cols = 1; cols <= 1024; ++cols)
+    for (int head : {0, 1, 7, -1}) {
+      const dsp::plan pl = dsp::plan_rows(
+          rowwise_test::plan_problem(1 << 20, cols, 2, 8, head, true, rowwise_test::weights_desc{0, 0}, 1), dev);
+      if (pl.kind != dsp::strategy::registers) continue;
+      const int values = pl.packs_per_thread * 8;
+      const int budget = dsp::row_kernel_registers_for(false, false, 2, pl.block, values, pl.threads_per_row);
+      const int cap = dsp::row_kernel_register_cap(budget, true, 2, values, pl.wrap_instance);
+      if (cap == budget) continue;
+      ++capped;
+      INFO(cols << " columns, head " << head << ": G " << pl.threads_per_row << ", K " << pl.packs_per_thread);
+      CHECK(cap < budget);
+      CHECK_FALSE(pl.wrap_instance);
+      CHECK_FALSE(dsp::row_kernel_prefetches(false, false, 2, pl.block, values, pl.threads_per_row));
+      CHECK_FALSE(dsp::prefetch_next_row(cap, pl.block, values * 2, pl.threads_per_row * values * 2));
+    }
+  CHECK(capped > 0);
+  const int budget = dsp::row_kernel_registers_for(false, false, 2, 128, 16, 8);
+  CHECK(dsp::row_kernel_register_cap(budget, true, 2, 16, false) == dsp::short_plain_16bit_registers);
+  CHECK(dsp::row_kernel_register_cap(budget, true, 2, 16, true) == budget);   // the wrap instance
+  CHECK(dsp::row_kernel_register_cap(budget, false, 2, 16, false) == budget);  // ops with weights
+  CHECK(dsp::row_kernel_register_cap(budget, true, 4, 16, false) == budget);   // fp32
+  CHECK(dsp::row_kernel_register_cap(64, true, 2, 32, false) == 64);           // 32 values
 }

@@ -64,7 +64,9 @@ struct plan {
   bool partial_packs = false;     // staged: rows start or end inside a pack (the kernel's
                                   // Edges instance, kernels/staged_kernel.cuh)
   bool wrapped_rows = false;      // registers: some row's partial last pack wraps onto its head
-                                  // pack (the kernel's Wrap instance; registers_rows_wrap)
+                                  // pack (registers_rows_wrap)
+  bool wrap_instance = false;     // registers: the launch takes the config's instance with the
+                                  // wrap's code (the kernel's Wrap; registers_wrap_instance)
   bool valid = false;             // false only if no strategy can run the problem
 };
 
@@ -98,8 +100,8 @@ constexpr int64_t registers_row_packs_for(int64_t cols, int n, int head) {
 }
 
 /// Whether a registers kernel wraps any row's last pack (kernels/row_pack_span.hpp:
-/// wrapped_row_tail) for rows of this head, or of any head (-1). Only then does the launcher
-/// take the instance with the wrap's code (but for policy.hpp's wrap_instance_only_ops): that
+/// wrapped_row_tail) for rows of this head, or of any head (-1). Where none does, the launcher
+/// takes the instance without the wrap's code but in registers_wrap_instance's other cases: that
 /// code (element-wise head-pack accesses, the tail's columns' weights) tripled the local-memory
 /// loads of aligned bf16 softmax rows of 32768 columns (ncu, an H100, bench/results/
 /// 2026-12-05-h100-s41), and the instance without it ran aligned 16-bit softmax 3-5 points
@@ -111,6 +113,19 @@ constexpr bool registers_rows_wrap(int64_t cols, int n, int head) {
     return false;
   }
   return kernels::wrapped_row_tail(cols, n, head) > 0;
+}
+
+/// Whether a registers plan runs on its config's instance with the wrap's code (launch.cuh):
+/// where some row wraps (registers_rows_wrap), for every plan of policy.hpp's wrap_instance_only
+/// ops, and on groups that merge their rows' edge packs (kernels/row_pack_span.hpp:
+/// merges_edge_packs) wherever some row starts or ends inside a pack, because the merge's code is
+/// in that instance only (kernels/registers_kernel.cuh says why). Rows of whole packs take the
+/// other instance where there is one.
+constexpr bool registers_wrap_instance(const problem& p, int g, bool wrapped_rows) {
+  const int n = p.pack_elems;
+  if (!kernels::packs_wrap(n)) return false;
+  if (wrapped_rows || wrap_instance_only(op_kind_for(p.column_params, p.staged_op, p.row_inputs), n)) return true;
+  return kernels::merges_edge_packs(p.elem_bytes, n, g) && (p.head != 0 || p.cols % n != 0);
 }
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -235,6 +250,7 @@ constexpr plan make_registers_plan(const problem& p, const device_limits& dev, i
   out.max_useful_blocks = ceil_div(p.rows, out.rows_per_step) * cluster;
   out.persistent = cluster > 1;
   out.wrapped_rows = registers_rows_wrap(p.cols, p.pack_elems, p.head);
+  out.wrap_instance = registers_wrap_instance(p, g, out.wrapped_rows);
   const int64_t stage = column_stage_bytes(p, out.block, out.packs_per_thread);
   out.dynamic_smem = column_stage_pays(p, dev, out, stage) ? stage : 0;
   out.valid = true;

@@ -246,6 +246,26 @@ constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, in
   return base;
 }
 
+/// The cap a registers kernel compiles under: its budget (row_kernel_registers_for), lowered to
+/// short_plain_16bit_registers for softmax / log_softmax rows of 2-byte elements and at most 16
+/// values per thread (16-bit rows of up to 512 columns) in the instances without the wrap's code.
+/// ptxas fits them in 40-48 registers without spills (sm_90, groups of 2-32 threads; at 64:
+/// softmax 47, log_softmax 56-57, and 62-64 on groups of 2 while the edge merge's code was
+/// compiled into that instance: registers_kernel.cuh), so 10-12 CTAs of 128 threads per SM instead
+/// of 8. The H200 read those rows at 90-93 % of the copy floor (log_softmax 32-128 columns, softmax
+/// 32) in the sweeps since session 46, 95-99 % in sessions 37-42 (log_softmax compiled to 55
+/// registers then: 9 CTAs). The wrap instances keep the budget (64, with a few bytes of spill).
+/// The plan keeps the budget in its model: these rows are too short to prefetch
+/// (prefetch_next_row_min_row_bytes), which is all it counts CTAs for here.
+inline constexpr int short_plain_16bit_registers = 48;
+inline constexpr int short_plain_16bit_max_values = 16;
+constexpr int row_kernel_register_cap(int budget, bool plain_op, int elem_bytes, int values, bool wrap_code) {
+  return plain_op && elem_bytes == 2 && values <= short_plain_16bit_max_values && !wrap_code &&
+                 budget > short_plain_16bit_registers
+             ? short_plain_16bit_registers
+             : budget;
+}
+
 /// Whether a registers kernel of this kind (residual-fusing, with weights, element size), `block`
 /// threads of which `threads_per_row` hold a row, `values` values each, prefetches its next rows:
 /// prefetch_next_row at its register budget, every input row's bytes counted. One rule for the
@@ -428,7 +448,7 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
 
 /// The ops whose 16-bit registers kernels have one instance per config, with the wrap's code
 /// (kernels/row_pack_span.hpp), for plans whose rows wrap and plans whose rows do not; the other
-/// ops have a second instance without it for the latter (plan.hpp: wrapped_rows, launch.cuh).
+/// ops have a second instance without it for the latter (plan.hpp: wrap_instance, launch.cuh).
 /// layer_norm: its aligned rows measured slower on the instances without the wrap's code, which
 /// ptxas spilled more (an H200, bench/results/2026-12-05-h200-s42/ab-ddc041a-4d47a67: fp16 / bf16
 /// 65536 x 1024 96.5 / 94.8 -> 89.4 / 91.4 % of the copy floor; that fp16 instance's spill

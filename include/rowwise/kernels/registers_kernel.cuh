@@ -167,6 +167,12 @@ template <class Op, class T, int G, int Block, int Values, bool Staged>
 inline constexpr int registers_kernel_budget =
     dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block,
                                        Values, G, Staged && op_has_two_weights<Op>);
+/// The cap the kernel compiles under (policy.hpp: row_kernel_register_cap): the budget, or less for
+/// the short 16-bit softmax rows that policy names.
+template <class Op, class T, int N, int G, int K, int Block, bool Staged, bool Wrap>
+inline constexpr int registers_kernel_cap = dispatch::row_kernel_register_cap(
+    registers_kernel_budget<Op, T, G, Block, K * N, Staged>, !Op::fuses_residual && !Op::column_params,
+    static_cast<int>(sizeof(T)), K * N, Wrap);
 template <class Op, class T, int G, int Block, int Values, bool Staged>
 inline constexpr int registers_kernel_ctas =
     dispatch::ctas_by_registers(registers_kernel_budget<Op, T, G, Block, Values, Staged>, Block);
@@ -221,7 +227,7 @@ __device__ __forceinline__ int64_t segment_end_col(int64_t p1, int head, int64_t
 /// Wrap: rows whose partial last pack goes into their head pack (thread_packs.cuh) may come; an
 /// instance of its own for the same reason (plan.hpp: registers_rows_wrap).
 template <class Op, class T, int N, int G, int K, int Block, bool Staged = false, bool Wrap = false>
-__global__ void __maxnreg__((registers_kernel_budget<Op, T, G, Block, K * N, Staged>))
+__global__ void __maxnreg__((registers_kernel_cap<Op, T, N, G, K, Block, Staged, Wrap>))
 registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
   using value = typename Op::value;
@@ -287,8 +293,12 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   // Sub-warp rows one after the other in `out` that start or end inside a pack store their shared
   // boundary packs whole (thread_packs.cuh: edge_merge, merges_edge_packs_v); aligned rows keep the
   // plain path. Not layer_norm's (two-pass): its 64-register sub-warp instances spilled 0 -> 84
-  // bytes with it.
-  constexpr bool merge_edges_instance = merges_edge_packs_v<T, N, G> && !op_two_pass<Op>::value;
+  // bytes with it. Only in the Wrap instance, which the plan gives rows that start or end inside a
+  // pack on such groups (plan.hpp: registers_wrap_instance): in the other, which then runs aligned
+  // rows of whole packs only, it took bf16 softmax's 32-column kernel from 47 to 63 registers
+  // (ptxas), 10 to 8 CTAs per SM. (The H200 sweeps since it came, session 46, read those rows at
+  // 90-93 % of the copy floor; 98-100 % before. Not yet measured without it.)
+  constexpr bool merge_edges_instance = merges_edge_packs_v<T, N, G> && !op_two_pass<Op>::value && Wrap;
   const bool merges_edges = merge_edges_instance && csize == 1 && io.out_stride == io.cols &&
                             io.cols >= 2 * N && (first_head != 0 || io.cols % N != 0);
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
