@@ -115,6 +115,11 @@ constexpr bool registers_rows_wrap(int64_t cols, int n, int head) {
   return kernels::wrapped_row_tail(cols, n, head) > 0;
 }
 
+/// Whether some row of `p` starts or ends inside a pack (a head, or a length not a multiple of the
+/// pack; head -1, rows of differing heads, counts as starting inside one): the staged kernel's
+/// Edges instance, and the registers instance of groups that merge edge packs.
+constexpr bool rows_have_partial_packs(const problem& p) { return p.head != 0 || p.cols % p.pack_elems != 0; }
+
 /// Whether a registers plan runs on its config's instance with the wrap's code (launch.cuh):
 /// where some row wraps (registers_rows_wrap), for every plan of policy.hpp's wrap_instance_only
 /// ops, and on groups that merge their rows' edge packs (kernels/row_pack_span.hpp:
@@ -125,7 +130,7 @@ constexpr bool registers_wrap_instance(const problem& p, int g, bool wrapped_row
   const int n = p.pack_elems;
   if (!kernels::packs_wrap(n)) return false;
   if (wrapped_rows || wrap_instance_only(op_kind_for(p.column_params, p.staged_op, p.row_inputs), n)) return true;
-  return kernels::merges_edge_packs(p.elem_bytes, n, g) && (p.head != 0 || p.cols % n != 0);
+  return kernels::merges_edge_packs(p.elem_bytes, n, g) && rows_have_partial_packs(p);
 }
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -302,7 +307,7 @@ constexpr bool stageable(const problem& p, const device_limits& dev) {
 constexpr plan make_staged_plan(const problem& p, int cluster, int64_t segment) {
   plan pl = make_segment_plan(p, strategy::staged, staged_block, staged_unroll_for(p.pack_elems), cluster,
                               segment, static_cast<int64_t>(staged_stages) * p.row_inputs * segment * 16, true);
-  pl.partial_packs = p.head != 0 || p.cols % p.pack_elems != 0;
+  pl.partial_packs = rows_have_partial_packs(p);
   return pl;
 }
 

@@ -253,7 +253,7 @@ constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, in
 /// softmax 47, log_softmax 56-57, and 62-64 on groups of 2 while the edge merge's code was
 /// compiled into that instance: registers_kernel.cuh), so 10-12 CTAs of 128 threads per SM instead
 /// of 8. The H200 read those rows at 90-93 % of the copy floor (log_softmax 32-128 columns, softmax
-/// 32) in the sweeps since session 46, 95-99 % in sessions 37-42 (log_softmax compiled to 55
+/// 32) in the sweeps of sessions 50-51, 94.7-100 % in sessions 37-42 (log_softmax compiled to 55
 /// registers then: 9 CTAs). The wrap instances keep the budget (64, with a few bytes of spill).
 /// The plan keeps the budget in its model: these rows are too short to prefetch
 /// (prefetch_next_row_min_row_bytes), which is all it counts CTAs for here.
