@@ -294,21 +294,22 @@ TEST_CASE("thread_packs: groups that merge edge packs take the wrap instance for
   CHECK_FALSE(pl.wrap_instance);
 }
 
-TEST_CASE("policy: short 16-bit softmax rows compile under a cap below the budget the plan counts",
+TEST_CASE("policy: short 16-bit softmax rows compile under a cap below their budget, never prefetching",
           "[host][plan]") {
-  // policy.hpp: row_kernel_register_cap. The plan counts CTAs per SM at the budget only for the
-  // prefetch, which rows this short do not take at either count: checked for every plan of 16
-  // values or fewer per thread.
+  // policy.hpp: row_kernel_register_cap. Whether a kernel prefetches stays decided at the budget;
+  // rows this short take no prefetch at either count: checked for every plan of 1-1024 columns.
   const dsp::device_limits dev = rowwise_test::h200_like();
   int capped = 0;
   for (int64_t cols = 1; cols <= 1024; ++cols)
     for (int head : {0, 1, 7, -1}) {
-      const dsp::plan pl = dsp::plan_rows(
-          rowwise_test::plan_problem(1 << 20, cols, 2, 8, head, true, rowwise_test::weights_desc{0, 0}, 1), dev);
+      const dsp::problem p =
+          rowwise_test::plan_problem(1 << 20, cols, 2, 8, head, true, rowwise_test::weights_desc{0, 0}, 1);
+      const dsp::plan pl = dsp::plan_rows(p, dev);
       if (pl.kind != dsp::strategy::registers) continue;
       const int values = pl.packs_per_thread * 8;
       const int budget = dsp::row_kernel_registers_for(false, false, 2, pl.block, values, pl.threads_per_row);
-      const int cap = dsp::row_kernel_register_cap(budget, true, 2, values, pl.wrap_instance);
+      const int cap = dsp::row_kernel_register_cap(budget, false, false, 2, values, pl.wrap_instance);
+      CHECK(dsp::row_kernel_registers_of(p, pl.block, values, pl.threads_per_row, false, pl.wrap_instance) == cap);
       if (cap == budget) continue;
       ++capped;
       INFO(cols << " columns, head " << head << ": G " << pl.threads_per_row << ", K " << pl.packs_per_thread);
@@ -319,9 +320,43 @@ TEST_CASE("policy: short 16-bit softmax rows compile under a cap below the budge
     }
   CHECK(capped > 0);
   const int budget = dsp::row_kernel_registers_for(false, false, 2, 128, 16, 8);
-  CHECK(dsp::row_kernel_register_cap(budget, true, 2, 16, false) == dsp::short_plain_16bit_registers);
-  CHECK(dsp::row_kernel_register_cap(budget, true, 2, 16, true) == budget);   // the wrap instance
-  CHECK(dsp::row_kernel_register_cap(budget, false, 2, 16, false) == budget);  // ops with weights
-  CHECK(dsp::row_kernel_register_cap(budget, true, 4, 16, false) == budget);   // fp32
-  CHECK(dsp::row_kernel_register_cap(64, true, 2, 32, false) == 64);           // 32 values
+  CHECK(dsp::row_kernel_register_cap(budget, false, false, 2, 16, false) == dsp::short_plain_16bit_registers);
+  CHECK(dsp::row_kernel_register_cap(budget, false, false, 2, 16, true) == budget);  // the wrap instance
+  CHECK(dsp::row_kernel_register_cap(budget, false, true, 2, 16, false) == budget);  // ops with weights
+  CHECK(dsp::row_kernel_register_cap(budget, false, false, 4, 16, false) == budget);  // fp32
+  CHECK(dsp::row_kernel_register_cap(64, false, false, 2, 32, false) == 64);          // 32 values
+}
+
+TEST_CASE("policy: 16-bit fused rows of 32 values cap their wrap instances only, and keep the prefetch",
+          "[host][plan]") {
+  // policy.hpp: row_kernel_register_cap, fused_16bit_wrap_registers. Aligned rows of whole packs run
+  // the instance without the wrap under the fused budget; rows offset by one element the wrap
+  // instance under the cap; both prefetch (decided at the budget, as measured).
+  const dsp::device_limits dev = rowwise_test::h200_like();
+  const int fused = dsp::row_kernel_registers.fused_residual;
+  for (int64_t cols : {1024, 2048, 4096, 5120}) {
+    INFO(cols << " columns");
+    const dsp::problem aligned =
+        rowwise_test::plan_problem(32768, cols, 2, 8, 0, true, rowwise_test::weights_desc{1, 2}, 2);
+    const dsp::problem offset =
+        rowwise_test::plan_problem(32768, cols, 2, 8, 1, true, rowwise_test::weights_desc{1, 2}, 2);
+    const dsp::plan pa = dsp::plan_rows(aligned, dev);
+    const dsp::plan po = dsp::plan_rows(offset, dev);
+    REQUIRE(pa.kind == dsp::strategy::registers);
+    REQUIRE(po.kind == dsp::strategy::registers);
+    REQUIRE(pa.packs_per_thread * 8 <= dsp::fused_16bit_wrap_max_values);
+    REQUIRE(po.packs_per_thread * 8 <= dsp::fused_16bit_wrap_max_values);
+    CHECK_FALSE(pa.wrap_instance);
+    CHECK(po.wrap_instance);
+    const int va = pa.packs_per_thread * 8, vo = po.packs_per_thread * 8;
+    CHECK(dsp::row_kernel_registers_of(aligned, pa.block, va, pa.threads_per_row, false, pa.wrap_instance) == fused);
+    CHECK(dsp::row_kernel_registers_of(offset, po.block, vo, po.threads_per_row, false, po.wrap_instance) ==
+          dsp::fused_16bit_wrap_registers);
+    CHECK(dsp::row_kernel_prefetches_of(aligned, pa.block, va, pa.threads_per_row, false));
+    CHECK(dsp::row_kernel_prefetches_of(offset, po.block, vo, po.threads_per_row, false));
+  }
+  // fp32 fused rows and 16-bit ones of more than 32 values keep the budget in either instance.
+  CHECK(dsp::row_kernel_register_cap(fused, true, true, 4, 32, true) == fused);
+  CHECK(dsp::row_kernel_register_cap(fused, true, true, 2, 64, true) == fused);
+  CHECK(dsp::row_kernel_register_cap(fused, true, true, 2, 32, false) == fused);
 }

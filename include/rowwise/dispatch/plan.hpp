@@ -194,14 +194,16 @@ constexpr int spread_cluster(const problem& p, int64_t packs, const device_limit
   return c;
 }
 
-/// The register budget of the registers kernel that runs `p` with `block` threads
+/// The registers of the registers kernel instance that runs `p` with `block` threads
 /// (`threads_per_row` per row) holding `values` values each, its instance with a column stage
-/// when `staged` (policy.hpp: row_kernel_registers_for, with the traits the kernel reads from its
-/// op: registers_kernel.cuh).
-constexpr int row_kernel_registers_of(const problem& p, int block, int values, int threads_per_row, bool staged) {
+/// when `staged` and with the wrap's code when `wrap` (policy.hpp: row_kernel_registers_for and
+/// row_kernel_register_cap, with the traits the kernel reads from its op: registers_kernel.cuh).
+constexpr int row_kernel_registers_of(const problem& p, int block, int values, int threads_per_row, bool staged,
+                                      bool wrap = false) {
   const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
-  return row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values, threads_per_row,
-                                  staged && has_two_weights(p));
+  const int budget = row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values,
+                                              threads_per_row, staged && has_two_weights(p));
+  return row_kernel_register_cap(budget, fuses_residual, p.column_params, p.elem_bytes, values, wrap);
 }
 
 /// Whether that kernel prefetches its next rows (policy.hpp: row_kernel_prefetches).
@@ -212,9 +214,9 @@ constexpr bool row_kernel_prefetches_of(const problem& p, int block, int values,
 
 /// CTAs of that kernel one SM holds by its registers; 0 when the device's registers are unknown.
 constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block, int values,
-                                     int threads_per_row, bool staged = false) {
+                                     int threads_per_row, bool staged = false, bool wrap = false) {
   if (dev.regs_per_sm <= 0) return 0;
-  const int regs = row_kernel_registers_of(p, block, values, threads_per_row, staged);
+  const int regs = row_kernel_registers_of(p, block, values, threads_per_row, staged, wrap);
   const int by_regs = ctas_by_registers(regs, block, dev.regs_per_sm);
   return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
 }
@@ -231,7 +233,8 @@ constexpr bool column_stage_pays(const problem& p, const device_limits& dev, con
   if (bytes <= 0 || dev.smem_per_sm <= 0) return false;
   if (bytes + static_smem_reserve > dev.max_smem_optin) return false;
   const int per_sm =
-      row_kernel_ctas_per_sm(p, dev, pl.block, pl.packs_per_thread * pl.pack_elems, pl.threads_per_row, true);
+      row_kernel_ctas_per_sm(p, dev, pl.block, pl.packs_per_thread * pl.pack_elems, pl.threads_per_row, true,
+                             pl.wrap_instance);
   if (per_sm <= 0 || dev.smem_per_sm / (bytes + column_stage_smem_overhead) < per_sm) return false;
   return pl.persistent || pl.max_useful_blocks <= static_cast<int64_t>(per_sm) * dev.sm_count ||
          column_stage_every_wave(p.elem_bytes, p.column_param_count);

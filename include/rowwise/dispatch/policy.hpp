@@ -147,7 +147,6 @@ struct register_budget {
   int with_params_fp32;    // layer_norm, rms_norm (weights loaded per pack) on 4-byte elements
   int with_params_16bit;   // the same on 2-byte elements
   int fused_residual;      // fused_add_rms_norm
-  int fused_residual_16bit_32;  // fused_add_rms_norm on 2-byte elements, at most 32 values per thread
   int wide_16bit;          // rows of 49-64 values per thread (wide configs), any op that has them
                            // (fp32 layer_norm's 256 x 16 packs too: raised to 128 for the same
                            // two CTAs per SM, row_kernel_registers_for)
@@ -158,11 +157,7 @@ struct register_budget {
   int two_weights_16bit_staged;  // layer_norm 16-bit, 32 values, one row per CTA of at most
                                  // two_weights_16bit_staged_max_block threads, column stage
 };
-/// fused_residual_16bit_32: the 16-bit fused rows of 32 values used 91-96 registers under 128 until
-/// word_then_pack_columns took the wrapped 64-thread instance to 106-112, 10 -> 9 CTAs per SM
-/// (bf16 32768 x 2048 offset by one 100.2 -> 92.8 % on an H100, bench/NOTES.md 53 d); at 96 it
-/// compiles to 90-96 without spills. Not yet measured.
-inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 96, 128, 80, 96, 128};
+inline constexpr register_budget row_kernel_registers = {80, 64, 80, 64, 128, 96, 128, 80, 96, 128};
 /// 16-bit layer_norm rows of 32 values, one per CTA of at most this many threads, in the instance
 /// with a column stage — launched only where every CTA is resident at once (plan.hpp:
 /// column_stage_pays), so mostly calls of few rows — get register_budget::two_weights_16bit_staged
@@ -181,9 +176,7 @@ inline constexpr int wide_one_row_max_threads = 128;
 /// which `threads_per_row` hold one row (0, 0: not known, the budget of any CTA).
 constexpr int max_registers(bool fuses_residual, bool with_params, int elem_bytes, int values = 32, int block = 0,
                             int threads_per_row = 0, bool staged_two_weights = false) {
-  if (fuses_residual)
-    return elem_bytes < 4 && values <= 32 ? row_kernel_registers.fused_residual_16bit_32
-                                          : row_kernel_registers.fused_residual;
+  if (fuses_residual) return row_kernel_registers.fused_residual;
   if (staged_two_weights && elem_bytes >= 4 && values == 32 && block == two_weights_cluster_block &&
       threads_per_row == block)
     return row_kernel_registers.two_weights_fp32_128;
@@ -246,24 +239,39 @@ constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, in
   return base;
 }
 
-/// The cap a registers kernel compiles under: its budget (row_kernel_registers_for), lowered to
-/// short_plain_16bit_registers for softmax / log_softmax rows of 2-byte elements and at most 16
-/// values per thread (16-bit rows of up to 512 columns) in the instances without the wrap's code.
-/// ptxas fits them in 40-48 registers without spills (sm_90, groups of 2-32 threads; at 64:
-/// softmax 47, log_softmax 56-57, and 62-64 on groups of 2 while the edge merge's code was
-/// compiled into that instance: registers_kernel.cuh), so 10-12 CTAs of 128 threads per SM instead
-/// of 8. The H200 read those rows at 90-93 % of the copy floor (log_softmax 32-128 columns, softmax
-/// 32) in the sweeps of sessions 50-51, 94.7-100 % in sessions 37-42 (log_softmax compiled to 55
-/// registers then: 9 CTAs). The wrap instances keep the budget (64, with a few bytes of spill).
-/// The plan keeps the budget in its model: these rows are too short to prefetch
-/// (prefetch_next_row_min_row_bytes), which is all it counts CTAs for here.
+/// The cap a registers kernel instance compiles under: its budget (row_kernel_registers_for),
+/// lowered for two kinds of instance, each for a reason of its own. What the plan counts CTAs
+/// with is this cap (plan.hpp: row_kernel_registers_of); whether a kernel prefetches its next
+/// rows stays decided at the budget (row_kernel_prefetches), as measured.
+///
+/// - short_plain_16bit_registers: softmax / log_softmax rows of 2-byte elements and at most 16
+///   values per thread (rows of up to 512 columns), in the instances without the wrap's code.
+///   ptxas fits them in 40-48 registers without spills (sm_90, groups of 2-32 threads; at 64:
+///   softmax 47, log_softmax 56-57, and 62-64 on groups of 2 while the edge merge's code was
+///   compiled into that instance: registers_kernel.cuh), so 10-12 CTAs of 128 threads per SM
+///   instead of 8. The H200 read those rows at 90-93 % of the copy floor (log_softmax 32-128
+///   columns, softmax 32) in the sweeps of sessions 50-51, 94.7-100 % in sessions 37-42
+///   (log_softmax compiled to 55 registers then: 9 CTAs). Measured neutral on an H100, which
+///   reads them at the floor either way (bench/NOTES.md 55).
+/// - fused_16bit_wrap_registers: fused_add_rms_norm rows of 2-byte elements and at most 32 values
+///   per thread, in the instances with the wrap's code. They used 91-96 registers under 128 until
+///   word_then_pack_columns took the wrap's 64-thread instance to 106-112, 10 -> 9 CTAs per SM
+///   (bf16 32768 x 2048 offset by one 100.2 -> 92.8 % on an H100, NOTES 53); at 96 they compile
+///   to 90-96 without spills and read 98.6 / 99.4 % (bf16 / fp16, an H100, NOTES 55). The
+///   instances without the wrap stay under 128 (93 registers): at 96 aligned rows of 1024-5120
+///   columns read 1 point less on the H100 (102 -> 101 %, NOTES 55).
 inline constexpr int short_plain_16bit_registers = 48;
 inline constexpr int short_plain_16bit_max_values = 16;
-constexpr int row_kernel_register_cap(int budget, bool plain_op, int elem_bytes, int values, bool wrap_code) {
-  return plain_op && elem_bytes == 2 && values <= short_plain_16bit_max_values && !wrap_code &&
-                 budget > short_plain_16bit_registers
-             ? short_plain_16bit_registers
-             : budget;
+inline constexpr int fused_16bit_wrap_registers = 96;
+inline constexpr int fused_16bit_wrap_max_values = 32;
+constexpr int row_kernel_register_cap(int budget, bool fuses_residual, bool with_params, int elem_bytes, int values,
+                                      bool wrap_code) {
+  int cap = budget;
+  if (!fuses_residual && !with_params && elem_bytes == 2 && values <= short_plain_16bit_max_values && !wrap_code)
+    cap = short_plain_16bit_registers;
+  if (fuses_residual && elem_bytes == 2 && values <= fused_16bit_wrap_max_values && wrap_code)
+    cap = fused_16bit_wrap_registers;
+  return cap < budget ? cap : budget;
 }
 
 /// Whether a registers kernel of this kind (residual-fusing, with weights, element size), `block`
@@ -272,14 +280,9 @@ constexpr int row_kernel_register_cap(int budget, bool plain_op, int elem_bytes,
 /// kernel (registers_kernel.cuh) and the plan report (bench/plan_report.cpp).
 constexpr bool row_kernel_prefetches(bool fuses_residual, bool with_params, int elem_bytes, int block, int values,
                                      int threads_per_row, bool staged_two_weights = false) {
-  // 16-bit fused rows of 32 values keep the choice made at the fused budget (128), under which the
-  // prefetch was measured (+1 to +4 points at 768-8192 columns, NOTES 28): they ran at 91-96
-  // registers then, so the CTAs it counted were never the ones resident.
-  const bool fused_16bit_32 = fuses_residual && elem_bytes < 4 && values <= 32;
   return prefetch_next_row(
-      fused_16bit_32 ? row_kernel_registers.fused_residual
-                     : row_kernel_registers_for(fuses_residual, with_params, elem_bytes, block, values,
-                                                threads_per_row, staged_two_weights),
+      row_kernel_registers_for(fuses_residual, with_params, elem_bytes, block, values, threads_per_row,
+                               staged_two_weights),
       block,
       values * elem_bytes * (fuses_residual ? 2 : 1), threads_per_row * values * elem_bytes);
 }

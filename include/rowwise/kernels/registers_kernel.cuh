@@ -167,15 +167,16 @@ template <class Op, class T, int G, int Block, int Values, bool Staged>
 inline constexpr int registers_kernel_budget =
     dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block,
                                        Values, G, Staged && op_has_two_weights<Op>);
-/// The cap the kernel compiles under (policy.hpp: row_kernel_register_cap): the budget, or less for
-/// the short 16-bit softmax rows that policy names.
+/// The cap the instance compiles under (policy.hpp: row_kernel_register_cap): the budget, or less
+/// for the short 16-bit softmax rows and the 16-bit fused rows with the wrap's code that it names.
 template <class Op, class T, int N, int G, int K, int Block, bool Staged, bool Wrap>
 inline constexpr int registers_kernel_cap = dispatch::row_kernel_register_cap(
-    registers_kernel_budget<Op, T, G, Block, K * N, Staged>, !Op::fuses_residual && !Op::column_params,
+    registers_kernel_budget<Op, T, G, Block, K * N, Staged>, Op::fuses_residual, Op::column_params,
     static_cast<int>(sizeof(T)), K * N, Wrap);
-template <class Op, class T, int G, int Block, int Values, bool Staged>
+/// CTAs of the instance resident per SM by its cap: the prefetch's distance of one wave.
+template <class Op, class T, int N, int G, int K, int Block, bool Staged, bool Wrap>
 inline constexpr int registers_kernel_ctas =
-    dispatch::ctas_by_registers(registers_kernel_budget<Op, T, G, Block, Values, Staged>, Block);
+    dispatch::ctas_by_registers(registers_kernel_cap<Op, T, N, G, K, Block, Staged, Wrap>, Block);
 template <class Op, class T, int G, int Block, int Values, bool Staged>
 inline constexpr bool registers_kernel_prefetches =
     dispatch::row_kernel_prefetches(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values,
@@ -349,7 +350,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     if constexpr (registers_kernel_prefetches<Op, T, G, Block, K * N, Staged>) {
       const int64_t ahead = csize > 1 ? step
                                       : static_cast<int64_t>(sm_id_count()) *
-                                            registers_kernel_ctas<Op, T, G, Block, K * N, Staged> * rows_per_step;
+                                            registers_kernel_ctas<Op, T, N, G, K, Block, Staged, Wrap> * rows_per_step;
       if (lane == 0 && row + ahead < io.rows) {
         const int64_t next = row + ahead;
         const int64_t c0 = segment_first_col<N>(seg_begin, head);
