@@ -294,37 +294,23 @@ TEST_CASE("thread_packs: groups that merge edge packs take the wrap instance for
   CHECK_FALSE(pl.wrap_instance);
 }
 
-TEST_CASE("policy: short 16-bit softmax rows compile under a cap below their budget, never prefetching",
-          "[host][plan]") {
-  // policy.hpp: row_kernel_register_cap. Whether a kernel prefetches stays decided at the budget;
-  // rows this short take no prefetch at either count: checked for every plan of 1-1024 columns.
+TEST_CASE("policy: softmax plans count the budget their instances compile under", "[host][plan]") {
+  // policy.hpp: row_kernel_register_cap lowers only fused instances: every softmax plan of 1-1024
+  // columns, any head, counts its budget, wrap instance or not.
   const dsp::device_limits dev = rowwise_test::h200_like();
-  int capped = 0;
-  for (int64_t cols = 1; cols <= 1024; ++cols)
-    for (int head : {0, 1, 7, -1}) {
-      const dsp::problem p =
-          rowwise_test::plan_problem(1 << 20, cols, 2, 8, head, true, rowwise_test::weights_desc{0, 0}, 1);
-      const dsp::plan pl = dsp::plan_rows(p, dev);
-      if (pl.kind != dsp::strategy::registers) continue;
-      const int values = pl.packs_per_thread * 8;
-      const int budget = dsp::row_kernel_registers_for(false, false, 2, pl.block, values, pl.threads_per_row);
-      const int cap = dsp::row_kernel_register_cap(budget, false, false, 2, values, pl.wrap_instance);
-      CHECK(dsp::row_kernel_registers_of(p, pl.block, values, pl.threads_per_row, false, pl.wrap_instance) == cap);
-      if (cap == budget) continue;
-      ++capped;
-      INFO(cols << " columns, head " << head << ": G " << pl.threads_per_row << ", K " << pl.packs_per_thread);
-      CHECK(cap < budget);
-      CHECK_FALSE(pl.wrap_instance);
-      CHECK_FALSE(dsp::row_kernel_prefetches(false, false, 2, pl.block, values, pl.threads_per_row));
-      CHECK_FALSE(dsp::prefetch_next_row(cap, pl.block, values * 2, pl.threads_per_row * values * 2));
-    }
-  CHECK(capped > 0);
-  const int budget = dsp::row_kernel_registers_for(false, false, 2, 128, 16, 8);
-  CHECK(dsp::row_kernel_register_cap(budget, false, false, 2, 16, false) == dsp::short_plain_16bit_registers);
-  CHECK(dsp::row_kernel_register_cap(budget, false, false, 2, 16, true) == budget);  // the wrap instance
-  CHECK(dsp::row_kernel_register_cap(budget, false, true, 2, 16, false) == budget);  // ops with weights
-  CHECK(dsp::row_kernel_register_cap(budget, false, false, 4, 16, false) == budget);  // fp32
-  CHECK(dsp::row_kernel_register_cap(64, false, false, 2, 32, false) == 64);          // 32 values
+  for (int elem_bytes : {2, 4})
+    for (int64_t cols = 1; cols <= 1024; ++cols)
+      for (int head : {0, 1, -1}) {
+        const int n = 16 / elem_bytes;
+        const dsp::problem p =
+            rowwise_test::plan_problem(1 << 20, cols, elem_bytes, n, head, true, rowwise_test::weights_desc{0, 0}, 1);
+        const dsp::plan pl = dsp::plan_rows(p, dev);
+        if (pl.kind != dsp::strategy::registers) continue;
+        const int values = pl.packs_per_thread * n;
+        INFO(elem_bytes << "-byte elements, " << cols << " columns, head " << head);
+        CHECK(dsp::row_kernel_registers_of(p, pl.block, values, pl.threads_per_row, false, pl.wrap_instance) ==
+              dsp::row_kernel_registers_for(false, false, elem_bytes, pl.block, values, pl.threads_per_row));
+      }
 }
 
 TEST_CASE("policy: 16-bit fused rows of 32 values cap their wrap instances only, and keep the prefetch",
@@ -356,7 +342,7 @@ TEST_CASE("policy: 16-bit fused rows of 32 values cap their wrap instances only,
     CHECK(dsp::row_kernel_prefetches_of(offset, po.block, vo, po.threads_per_row, false));
   }
   // fp32 fused rows and 16-bit ones of more than 32 values keep the budget in either instance.
-  CHECK(dsp::row_kernel_register_cap(fused, true, true, 4, 32, true) == fused);
-  CHECK(dsp::row_kernel_register_cap(fused, true, true, 2, 64, true) == fused);
-  CHECK(dsp::row_kernel_register_cap(fused, true, true, 2, 32, false) == fused);
+  CHECK(dsp::row_kernel_register_cap(fused, true, 4, 32, true) == fused);
+  CHECK(dsp::row_kernel_register_cap(fused, true, 2, 64, true) == fused);
+  CHECK(dsp::row_kernel_register_cap(fused, true, 2, 32, false) == fused);
 }

@@ -203,7 +203,7 @@ constexpr int row_kernel_registers_of(const problem& p, int block, int values, i
   const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
   const int budget = row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values,
                                               threads_per_row, staged && has_two_weights(p));
-  return row_kernel_register_cap(budget, fuses_residual, p.column_params, p.elem_bytes, values, wrap);
+  return row_kernel_register_cap(budget, fuses_residual, p.elem_bytes, values, wrap);
 }
 
 /// Whether that kernel prefetches its next rows (policy.hpp: row_kernel_prefetches).

@@ -240,38 +240,26 @@ constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, in
 }
 
 /// The cap a registers kernel instance compiles under: its budget (row_kernel_registers_for),
-/// lowered for two kinds of instance, each for a reason of its own. What the plan counts CTAs
-/// with is this cap (plan.hpp: row_kernel_registers_of); whether a kernel prefetches its next
-/// rows stays decided at the budget (row_kernel_prefetches), as measured.
+/// lowered to fused_16bit_wrap_registers for fused_add_rms_norm rows of 2-byte elements and at
+/// most 32 values per thread in the instances with the wrap's code. What the plan counts CTAs
+/// with is this cap (plan.hpp: row_kernel_registers_of), and so is the kernel's prefetch distance;
+/// whether a kernel prefetches stays decided at the budget (row_kernel_prefetches), as measured.
 ///
-/// - short_plain_16bit_registers: softmax / log_softmax rows of 2-byte elements and at most 16
-///   values per thread (rows of up to 512 columns), in the instances without the wrap's code.
-///   ptxas fits them in 40-48 registers without spills (sm_90, groups of 2-32 threads; at 64:
-///   softmax 47, log_softmax 56-57, and 62-64 on groups of 2 while the edge merge's code was
-///   compiled into that instance: registers_kernel.cuh), so 10-12 CTAs of 128 threads per SM
-///   instead of 8. The H200 read those rows at 90-93 % of the copy floor (log_softmax 32-128
-///   columns, softmax 32) in the sweeps of sessions 50-51, 94.7-100 % in sessions 37-42
-///   (log_softmax compiled to 55 registers then: 9 CTAs). Measured neutral on an H100, which
-///   reads them at the floor either way (bench/NOTES.md 55).
-/// - fused_16bit_wrap_registers: fused_add_rms_norm rows of 2-byte elements and at most 32 values
-///   per thread, in the instances with the wrap's code. They used 91-96 registers under 128 until
-///   word_then_pack_columns took the wrap's 64-thread instance to 106-112, 10 -> 9 CTAs per SM
-///   (bf16 32768 x 2048 offset by one 100.2 -> 92.8 % on an H100, NOTES 53); at 96 they compile
-///   to 90-96 without spills and read 98.6 / 99.4 % (bf16 / fp16, an H100, NOTES 55). The
-///   instances without the wrap stay under 128 (93 registers): at 96 aligned rows of 1024-5120
-///   columns read 1 point less on the H100 (102 -> 101 %, NOTES 55).
-inline constexpr int short_plain_16bit_registers = 48;
-inline constexpr int short_plain_16bit_max_values = 16;
+/// Those rows used 91-96 registers under 128 until word_then_pack_columns took the wrap's
+/// 64-thread instance to 106-112, 10 -> 9 CTAs per SM (bf16 32768 x 2048 offset by one 100.2 ->
+/// 92.8 % on an H100, bench/NOTES.md 53); at 96 they compile to 90-96 without spills and read
+/// 92.3 -> 98.5 % (bf16) and 96.9 -> 99.2 % (fp16) there (an H100, NOTES 55). The instances without
+/// the wrap stay under 128 (93 registers): capped at 96 too, aligned rows of 1024-5120 columns read
+/// 102 -> 101 % (NOTES 55).
+///
+/// Not capped (measured, NOTES 55): short 16-bit softmax / log_softmax rows at 48 registers (40-48
+/// instead of 47-57) read 0.7-1.1 points less on an H100 (100.6-101.1 -> 99.6-100.0 %: 2097152 x 32,
+/// 524288 x 128).
 inline constexpr int fused_16bit_wrap_registers = 96;
 inline constexpr int fused_16bit_wrap_max_values = 32;
-constexpr int row_kernel_register_cap(int budget, bool fuses_residual, bool with_params, int elem_bytes, int values,
-                                      bool wrap_code) {
-  int cap = budget;
-  if (!fuses_residual && !with_params && elem_bytes == 2 && values <= short_plain_16bit_max_values && !wrap_code)
-    cap = short_plain_16bit_registers;
-  if (fuses_residual && elem_bytes == 2 && values <= fused_16bit_wrap_max_values && wrap_code)
-    cap = fused_16bit_wrap_registers;
-  return cap < budget ? cap : budget;
+constexpr int row_kernel_register_cap(int budget, bool fuses_residual, int elem_bytes, int values, bool wrap_code) {
+  const bool capped = fuses_residual && elem_bytes == 2 && values <= fused_16bit_wrap_max_values && wrap_code;
+  return capped && fused_16bit_wrap_registers < budget ? fused_16bit_wrap_registers : budget;
 }
 
 /// Whether a registers kernel of this kind (residual-fusing, with weights, element size), `block`

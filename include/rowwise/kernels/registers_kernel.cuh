@@ -168,11 +168,11 @@ inline constexpr int registers_kernel_budget =
     dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block,
                                        Values, G, Staged && op_has_two_weights<Op>);
 /// The cap the instance compiles under (policy.hpp: row_kernel_register_cap): the budget, or less
-/// for the short 16-bit softmax rows and the 16-bit fused rows with the wrap's code that it names.
+/// for the 16-bit fused rows with the wrap's code.
 template <class Op, class T, int N, int G, int K, int Block, bool Staged, bool Wrap>
 inline constexpr int registers_kernel_cap = dispatch::row_kernel_register_cap(
-    registers_kernel_budget<Op, T, G, Block, K * N, Staged>, Op::fuses_residual, Op::column_params,
-    static_cast<int>(sizeof(T)), K * N, Wrap);
+    registers_kernel_budget<Op, T, G, Block, K * N, Staged>, Op::fuses_residual, static_cast<int>(sizeof(T)),
+    K * N, Wrap);
 /// CTAs of the instance resident per SM by its cap: the prefetch's distance of one wave.
 template <class Op, class T, int N, int G, int K, int Block, bool Staged, bool Wrap>
 inline constexpr int registers_kernel_ctas =
