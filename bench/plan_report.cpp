@@ -98,8 +98,8 @@ void report(const op_traits& op, int elem_bytes, int64_t rows, int64_t cols, con
     case dsp::strategy::registers:
       values = pl.packs_per_thread * pl.pack_elems;
       staged = pl.dynamic_smem > 0;  // the instance with a column stage
-      regs = dsp::row_kernel_registers_of(p, pl.block, values, pl.threads_per_row, staged);
-      per_sm = dsp::row_kernel_ctas_per_sm(p, dev, pl.block, values, pl.threads_per_row, staged);
+      regs = dsp::row_kernel_registers_of(p, pl.block, values, pl.threads_per_row, staged, pl.wrap_instance);
+      per_sm = dsp::row_kernel_ctas_per_sm(p, dev, pl.block, values, pl.threads_per_row, staged, pl.wrap_instance);
       prefetch = dsp::row_kernel_prefetches_of(p, pl.block, values, pl.threads_per_row, staged);
       break;
     case dsp::strategy::staged:

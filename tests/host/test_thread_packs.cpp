@@ -125,15 +125,17 @@ constexpr std::array<row_checker, sizeof...(I)> checkers_for(std::index_sequence
   return {&check_row<dsp::registers_k(static_cast<int>(I), N), dsp::registers_configs[I].g, N, Wrap>...};
 }
 
-/// The plan's kernel instance, as launch.cuh picks it: with the wrap's code when the plan says
-/// its rows wrap (the instance without would leave a wrapped row's last columns unmoved), and
-/// always for the ops that have no other (policy.hpp: wrap_instance_only_ops).
+/// The plan's kernel instance, as launch.cuh picks it: with the wrap's code where the plan names
+/// it (plan.hpp: wrap_instance; the instance without would leave a wrapped row's last columns
+/// unmoved), and always for the ops that have no other (policy.hpp: wrap_instance_only_ops).
 template <int N>
 std::string check_plan_row(const dsp::plan& pl, int64_t cols, int head, bool wrap_instance_only) {
   constexpr auto configs = std::make_index_sequence<dsp::registers_config_count>{};
   static constexpr auto wrapping = checkers_for<N, true>(configs);
   static constexpr auto plain = checkers_for<N, false>(configs);
-  const auto& table = rk::packs_wrap(N) && (pl.wrapped_rows || wrap_instance_only) ? wrapping : plain;
+  if (rk::packs_wrap(N) && wrap_instance_only && !pl.wrap_instance)
+    return "a plan of an op with only the wrap instance does not name it";
+  const auto& table = rk::packs_wrap(N) && (pl.wrap_instance || wrap_instance_only) ? wrapping : plain;
   return table[static_cast<size_t>(pl.config)](cols, head, pl.cluster, pl.segment_packs);
 }
 
@@ -168,7 +170,7 @@ void check_cols(int64_t cols, int elem_bytes, int& checked) {
             INFO(op.name << " " << elem_bytes << "-byte elements, " << rows << " x " << cols << ", row head " << head
                          << ", plan head " << plan_head << ": config " << pl.config << " (G " << pl.threads_per_row
                          << ", K " << pl.packs_per_thread << "), cluster " << pl.cluster << ", segment "
-                         << pl.segment_packs << (pl.wrapped_rows ? ", wrap instance" : ""));
+                         << pl.segment_packs << (pl.wrap_instance ? ", wrap instance" : ""));
             FAIL_CHECK(e);
             return;
           }
@@ -244,8 +246,103 @@ TEST_CASE("thread_packs: plans name the wrap instance exactly when some row of t
         if (pl.kind != dsp::strategy::registers) continue;
         INFO(elem_bytes << "-byte elements, " << cols << " columns, head " << head);
         CHECK(pl.wrapped_rows == dsp::registers_rows_wrap(cols, n, head));
+        if (pl.wrapped_rows) CHECK(pl.wrap_instance);
         (pl.wrapped_rows ? wrapping : plain) += 1;
       }
   CHECK(wrapping > 0);
   CHECK(plain > 0);
+}
+
+TEST_CASE("thread_packs: groups that merge edge packs take the wrap instance for rows not of whole packs",
+          "[host][plan]") {
+  // The merge's code is in the wrap instance only (registers_kernel.cuh): 16-bit rows on groups of
+  // 2 (up to 32 columns in a pack of 8's groups) take it wherever a row starts or ends inside a
+  // pack, wrapped or not, and the instance without it for rows of whole packs.
+  const dsp::device_limits dev = rowwise_test::h200_like();
+  const auto softmax_plan = [&](int64_t cols, int elem_bytes, int head) {
+    const int n = 16 / elem_bytes;
+    return dsp::plan_rows(rowwise_test::plan_problem(2097152, cols, elem_bytes, n, head, true,
+                                                     rowwise_test::weights_desc{0, 0}, 1),
+                          dev);
+  };
+  CHECK(rk::merges_edge_packs(2, 8, 2));
+  CHECK_FALSE(rk::merges_edge_packs(2, 8, 4));
+  CHECK_FALSE(rk::merges_edge_packs(4, 4, 2));
+  dsp::plan pl = softmax_plan(32, 2, 0);  // aligned rows of whole packs
+  REQUIRE(pl.kind == dsp::strategy::registers);
+  REQUIRE(pl.threads_per_row == 2);
+  CHECK_FALSE(pl.wrapped_rows);
+  CHECK_FALSE(pl.wrap_instance);
+  pl = softmax_plan(32, 2, 7);  // one element past a boundary: wraps
+  REQUIRE(pl.threads_per_row == 2);
+  CHECK(pl.wrapped_rows);
+  CHECK(pl.wrap_instance);
+  pl = softmax_plan(30, 2, 0);  // aligned, a partial last pack: no wrap, but edges to merge
+  REQUIRE(pl.threads_per_row == 2);
+  CHECK_FALSE(pl.wrapped_rows);
+  CHECK(pl.wrap_instance);
+  pl = softmax_plan(32, 2, -1);  // heads differ
+  REQUIRE(pl.threads_per_row == 2);
+  CHECK(pl.wrap_instance);
+  // Groups that do not merge keep the instance without the wrap where no row wraps.
+  pl = softmax_plan(30, 4, 0);
+  REQUIRE(pl.kind == dsp::strategy::registers);
+  CHECK_FALSE(rk::merges_edge_packs(4, 4, pl.threads_per_row));
+  CHECK_FALSE(pl.wrap_instance);
+  pl = softmax_plan(126, 2, 0);
+  REQUIRE(pl.threads_per_row > 2);
+  CHECK_FALSE(pl.wrap_instance);
+}
+
+TEST_CASE("policy: softmax plans count the budget their instances compile under", "[host][plan]") {
+  // policy.hpp: row_kernel_register_cap lowers only fused instances: every softmax plan of 1-1024
+  // columns, any head, counts its budget, wrap instance or not.
+  const dsp::device_limits dev = rowwise_test::h200_like();
+  for (int elem_bytes : {2, 4})
+    for (int64_t cols = 1; cols <= 1024; ++cols)
+      for (int head : {0, 1, -1}) {
+        const int n = 16 / elem_bytes;
+        const dsp::problem p =
+            rowwise_test::plan_problem(1 << 20, cols, elem_bytes, n, head, true, rowwise_test::weights_desc{0, 0}, 1);
+        const dsp::plan pl = dsp::plan_rows(p, dev);
+        if (pl.kind != dsp::strategy::registers) continue;
+        const int values = pl.packs_per_thread * n;
+        INFO(elem_bytes << "-byte elements, " << cols << " columns, head " << head);
+        CHECK(dsp::row_kernel_registers_of(p, pl.block, values, pl.threads_per_row, false, pl.wrap_instance) ==
+              dsp::row_kernel_registers_for(false, false, elem_bytes, pl.block, values, pl.threads_per_row));
+      }
+}
+
+TEST_CASE("policy: 16-bit fused rows of 32 values cap their wrap instances only, and keep the prefetch",
+          "[host][plan]") {
+  // policy.hpp: row_kernel_register_cap, fused_16bit_wrap_registers. Aligned rows of whole packs run
+  // the instance without the wrap under the fused budget; rows offset by one element the wrap
+  // instance under the cap; both prefetch (decided at the budget, as measured).
+  const dsp::device_limits dev = rowwise_test::h200_like();
+  const int fused = dsp::row_kernel_registers.fused_residual;
+  for (int64_t cols : {1024, 2048, 4096, 5120}) {
+    INFO(cols << " columns");
+    const dsp::problem aligned =
+        rowwise_test::plan_problem(32768, cols, 2, 8, 0, true, rowwise_test::weights_desc{1, 2}, 2);
+    const dsp::problem offset =
+        rowwise_test::plan_problem(32768, cols, 2, 8, 1, true, rowwise_test::weights_desc{1, 2}, 2);
+    const dsp::plan pa = dsp::plan_rows(aligned, dev);
+    const dsp::plan po = dsp::plan_rows(offset, dev);
+    REQUIRE(pa.kind == dsp::strategy::registers);
+    REQUIRE(po.kind == dsp::strategy::registers);
+    REQUIRE(pa.packs_per_thread * 8 <= dsp::fused_16bit_wrap_max_values);
+    REQUIRE(po.packs_per_thread * 8 <= dsp::fused_16bit_wrap_max_values);
+    CHECK_FALSE(pa.wrap_instance);
+    CHECK(po.wrap_instance);
+    const int va = pa.packs_per_thread * 8, vo = po.packs_per_thread * 8;
+    CHECK(dsp::row_kernel_registers_of(aligned, pa.block, va, pa.threads_per_row, false, pa.wrap_instance) == fused);
+    CHECK(dsp::row_kernel_registers_of(offset, po.block, vo, po.threads_per_row, false, po.wrap_instance) ==
+          dsp::fused_16bit_wrap_registers);
+    CHECK(dsp::row_kernel_prefetches_of(aligned, pa.block, va, pa.threads_per_row, false));
+    CHECK(dsp::row_kernel_prefetches_of(offset, po.block, vo, po.threads_per_row, false));
+  }
+  // fp32 fused rows and 16-bit ones of more than 32 values keep the budget in either instance.
+  CHECK(dsp::row_kernel_register_cap(fused, true, 4, 32, true) == fused);
+  CHECK(dsp::row_kernel_register_cap(fused, true, 2, 64, true) == fused);
+  CHECK(dsp::row_kernel_register_cap(fused, true, 2, 32, false) == fused);
 }

@@ -61,7 +61,7 @@ row_kernel_fn<Op, T> registers_kernel_at(int config, std::index_sequence<I...>) 
 }
 
 /// The registers kernel of a plan's config, with or without the wrap's code (plan.hpp:
-/// wrapped_rows). Widths whose rows never wrap have only the instance without; the ops of
+/// wrap_instance). Widths whose rows never wrap have only the instance without; the ops of
 /// policy.hpp's wrap_instance_only_ops only the instance with it, for every plan.
 template <class Op, class T, int N, bool Staged>
 row_kernel_fn<Op, T> registers_kernel_for(const plan& pl) {
@@ -71,7 +71,7 @@ row_kernel_fn<Op, T> registers_kernel_for(const plan& pl) {
   } else if constexpr (wrap_instance_only(op_kind_v<Op>, N)) {
     return registers_kernel_at<Op, T, N, Staged, true>(pl.config, configs);
   } else {
-    return pl.wrapped_rows ? registers_kernel_at<Op, T, N, Staged, true>(pl.config, configs)
+    return pl.wrap_instance ? registers_kernel_at<Op, T, N, Staged, true>(pl.config, configs)
                            : registers_kernel_at<Op, T, N, Staged, false>(pl.config, configs);
   }
 }

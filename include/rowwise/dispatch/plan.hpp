@@ -64,7 +64,9 @@ struct plan {
   bool partial_packs = false;     // staged: rows start or end inside a pack (the kernel's
                                   // Edges instance, kernels/staged_kernel.cuh)
   bool wrapped_rows = false;      // registers: some row's partial last pack wraps onto its head
-                                  // pack (the kernel's Wrap instance; registers_rows_wrap)
+                                  // pack (registers_rows_wrap)
+  bool wrap_instance = false;     // registers: the launch takes the config's instance with the
+                                  // wrap's code (the kernel's Wrap; registers_wrap_instance)
   bool valid = false;             // false only if no strategy can run the problem
 };
 
@@ -98,8 +100,8 @@ constexpr int64_t registers_row_packs_for(int64_t cols, int n, int head) {
 }
 
 /// Whether a registers kernel wraps any row's last pack (kernels/row_pack_span.hpp:
-/// wrapped_row_tail) for rows of this head, or of any head (-1). Only then does the launcher
-/// take the instance with the wrap's code (but for policy.hpp's wrap_instance_only_ops): that
+/// wrapped_row_tail) for rows of this head, or of any head (-1). Where none does, the launcher
+/// takes the instance without the wrap's code but in registers_wrap_instance's other cases: that
 /// code (element-wise head-pack accesses, the tail's columns' weights) tripled the local-memory
 /// loads of aligned bf16 softmax rows of 32768 columns (ncu, an H100, bench/results/
 /// 2026-12-05-h100-s41), and the instance without it ran aligned 16-bit softmax 3-5 points
@@ -111,6 +113,24 @@ constexpr bool registers_rows_wrap(int64_t cols, int n, int head) {
     return false;
   }
   return kernels::wrapped_row_tail(cols, n, head) > 0;
+}
+
+/// Whether some row of `p` starts or ends inside a pack (a head, or a length not a multiple of the
+/// pack; head -1, rows of differing heads, counts as starting inside one): the staged kernel's
+/// Edges instance, and the registers instance of groups that merge edge packs.
+constexpr bool rows_have_partial_packs(const problem& p) { return p.head != 0 || p.cols % p.pack_elems != 0; }
+
+/// Whether a registers plan runs on its config's instance with the wrap's code (launch.cuh):
+/// where some row wraps (registers_rows_wrap), for every plan of policy.hpp's wrap_instance_only
+/// ops, and on groups that merge their rows' edge packs (kernels/row_pack_span.hpp:
+/// merges_edge_packs) wherever some row starts or ends inside a pack, because the merge's code is
+/// in that instance only (kernels/registers_kernel.cuh says why). Rows of whole packs take the
+/// other instance where there is one.
+constexpr bool registers_wrap_instance(const problem& p, int g, bool wrapped_rows) {
+  const int n = p.pack_elems;
+  if (!kernels::packs_wrap(n)) return false;
+  if (wrapped_rows || wrap_instance_only(op_kind_for(p.column_params, p.staged_op, p.row_inputs), n)) return true;
+  return kernels::merges_edge_packs(p.elem_bytes, n, g) && rows_have_partial_packs(p);
 }
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -174,14 +194,16 @@ constexpr int spread_cluster(const problem& p, int64_t packs, const device_limit
   return c;
 }
 
-/// The register budget of the registers kernel that runs `p` with `block` threads
+/// The registers of the registers kernel instance that runs `p` with `block` threads
 /// (`threads_per_row` per row) holding `values` values each, its instance with a column stage
-/// when `staged` (policy.hpp: row_kernel_registers_for, with the traits the kernel reads from its
-/// op: registers_kernel.cuh).
-constexpr int row_kernel_registers_of(const problem& p, int block, int values, int threads_per_row, bool staged) {
+/// when `staged` and with the wrap's code when `wrap` (policy.hpp: row_kernel_registers_for and
+/// row_kernel_register_cap, with the traits the kernel reads from its op: registers_kernel.cuh).
+constexpr int row_kernel_registers_of(const problem& p, int block, int values, int threads_per_row, bool staged,
+                                      bool wrap = false) {
   const bool fuses_residual = p.row_inputs == 2;  // the second input is the residual
-  return row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values, threads_per_row,
-                                  staged && has_two_weights(p));
+  const int budget = row_kernel_registers_for(fuses_residual, p.column_params, p.elem_bytes, block, values,
+                                              threads_per_row, staged && has_two_weights(p));
+  return row_kernel_register_cap(budget, fuses_residual, p.elem_bytes, values, wrap);
 }
 
 /// Whether that kernel prefetches its next rows (policy.hpp: row_kernel_prefetches).
@@ -192,9 +214,9 @@ constexpr bool row_kernel_prefetches_of(const problem& p, int block, int values,
 
 /// CTAs of that kernel one SM holds by its registers; 0 when the device's registers are unknown.
 constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block, int values,
-                                     int threads_per_row, bool staged = false) {
+                                     int threads_per_row, bool staged = false, bool wrap = false) {
   if (dev.regs_per_sm <= 0) return 0;
-  const int regs = row_kernel_registers_of(p, block, values, threads_per_row, staged);
+  const int regs = row_kernel_registers_of(p, block, values, threads_per_row, staged, wrap);
   const int by_regs = ctas_by_registers(regs, block, dev.regs_per_sm);
   return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
 }
@@ -211,7 +233,8 @@ constexpr bool column_stage_pays(const problem& p, const device_limits& dev, con
   if (bytes <= 0 || dev.smem_per_sm <= 0) return false;
   if (bytes + static_smem_reserve > dev.max_smem_optin) return false;
   const int per_sm =
-      row_kernel_ctas_per_sm(p, dev, pl.block, pl.packs_per_thread * pl.pack_elems, pl.threads_per_row, true);
+      row_kernel_ctas_per_sm(p, dev, pl.block, pl.packs_per_thread * pl.pack_elems, pl.threads_per_row, true,
+                             pl.wrap_instance);
   if (per_sm <= 0 || dev.smem_per_sm / (bytes + column_stage_smem_overhead) < per_sm) return false;
   return pl.persistent || pl.max_useful_blocks <= static_cast<int64_t>(per_sm) * dev.sm_count ||
          column_stage_every_wave(p.elem_bytes, p.column_param_count);
@@ -235,6 +258,7 @@ constexpr plan make_registers_plan(const problem& p, const device_limits& dev, i
   out.max_useful_blocks = ceil_div(p.rows, out.rows_per_step) * cluster;
   out.persistent = cluster > 1;
   out.wrapped_rows = registers_rows_wrap(p.cols, p.pack_elems, p.head);
+  out.wrap_instance = registers_wrap_instance(p, g, out.wrapped_rows);
   const int64_t stage = column_stage_bytes(p, out.block, out.packs_per_thread);
   out.dynamic_smem = column_stage_pays(p, dev, out, stage) ? stage : 0;
   out.valid = true;
@@ -286,7 +310,7 @@ constexpr bool stageable(const problem& p, const device_limits& dev) {
 constexpr plan make_staged_plan(const problem& p, int cluster, int64_t segment) {
   plan pl = make_segment_plan(p, strategy::staged, staged_block, staged_unroll_for(p.pack_elems), cluster,
                               segment, static_cast<int64_t>(staged_stages) * p.row_inputs * segment * 16, true);
-  pl.partial_packs = p.head != 0 || p.cols % p.pack_elems != 0;
+  pl.partial_packs = rows_have_partial_packs(p);
   return pl;
 }
 

@@ -239,6 +239,29 @@ constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, in
   return base;
 }
 
+/// The cap a registers kernel instance compiles under: its budget (row_kernel_registers_for),
+/// lowered to fused_16bit_wrap_registers for fused_add_rms_norm rows of 2-byte elements and at
+/// most 32 values per thread in the instances with the wrap's code. What the plan counts CTAs
+/// with is this cap (plan.hpp: row_kernel_registers_of), and so is the kernel's prefetch distance;
+/// whether a kernel prefetches stays decided at the budget (row_kernel_prefetches), as measured.
+///
+/// Those rows used 91-96 registers under 128 until word_then_pack_columns took the wrap's
+/// 64-thread instance to 106-112, 10 -> 9 CTAs per SM (bf16 32768 x 2048 offset by one 100.2 ->
+/// 92.8 % on an H100, bench/NOTES.md 53); at 96 they compile to 90-96 without spills and read
+/// 92.3 -> 98.5 % (bf16) and 96.9 -> 99.2 % (fp16) there (an H100, NOTES 55). The instances without
+/// the wrap stay under 128 (93 registers): capped at 96 too, aligned rows of 1024-5120 columns read
+/// 102 -> 101 % (NOTES 55).
+///
+/// Not capped (measured, NOTES 55): short 16-bit softmax / log_softmax rows at 48 registers (40-48
+/// instead of 47-57) read 0.7-1.1 points less on an H100 (100.6-101.1 -> 99.6-100.0 %: 2097152 x 32,
+/// 524288 x 128).
+inline constexpr int fused_16bit_wrap_registers = 96;
+inline constexpr int fused_16bit_wrap_max_values = 32;
+constexpr int row_kernel_register_cap(int budget, bool fuses_residual, int elem_bytes, int values, bool wrap_code) {
+  const bool capped = fuses_residual && elem_bytes == 2 && values <= fused_16bit_wrap_max_values && wrap_code;
+  return capped && fused_16bit_wrap_registers < budget ? fused_16bit_wrap_registers : budget;
+}
+
 /// Whether a registers kernel of this kind (residual-fusing, with weights, element size), `block`
 /// threads of which `threads_per_row` hold a row, `values` values each, prefetches its next rows:
 /// prefetch_next_row at its register budget, every input row's bytes counted. One rule for the
@@ -416,7 +439,7 @@ constexpr unsigned op_kind_for(bool column_params, bool staged_op, int row_input
 
 /// The ops whose 16-bit registers kernels have one instance per config, with the wrap's code
 /// (kernels/row_pack_span.hpp), for plans whose rows wrap and plans whose rows do not; the other
-/// ops have a second instance without it for the latter (plan.hpp: wrapped_rows, launch.cuh).
+/// ops have a second instance without it for the latter (plan.hpp: wrap_instance, launch.cuh).
 /// layer_norm: its aligned rows measured slower on the instances without the wrap's code, which
 /// ptxas spilled more (an H200, bench/results/2026-12-05-h200-s42/ab-ddc041a-4d47a67: fp16 / bf16
 /// 65536 x 1024 96.5 / 94.8 -> 89.4 / 91.4 % of the copy floor; that fp16 instance's spill

@@ -167,9 +167,16 @@ template <class Op, class T, int G, int Block, int Values, bool Staged>
 inline constexpr int registers_kernel_budget =
     dispatch::row_kernel_registers_for(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block,
                                        Values, G, Staged && op_has_two_weights<Op>);
-template <class Op, class T, int G, int Block, int Values, bool Staged>
+/// The cap the instance compiles under (policy.hpp: row_kernel_register_cap): the budget, or less
+/// for the 16-bit fused rows with the wrap's code.
+template <class Op, class T, int N, int G, int K, int Block, bool Staged, bool Wrap>
+inline constexpr int registers_kernel_cap = dispatch::row_kernel_register_cap(
+    registers_kernel_budget<Op, T, G, Block, K * N, Staged>, Op::fuses_residual, static_cast<int>(sizeof(T)),
+    K * N, Wrap);
+/// CTAs of the instance resident per SM by its cap: the prefetch's distance of one wave.
+template <class Op, class T, int N, int G, int K, int Block, bool Staged, bool Wrap>
 inline constexpr int registers_kernel_ctas =
-    dispatch::ctas_by_registers(registers_kernel_budget<Op, T, G, Block, Values, Staged>, Block);
+    dispatch::ctas_by_registers(registers_kernel_cap<Op, T, N, G, K, Block, Staged, Wrap>, Block);
 template <class Op, class T, int G, int Block, int Values, bool Staged>
 inline constexpr bool registers_kernel_prefetches =
     dispatch::row_kernel_prefetches(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values,
@@ -221,7 +228,7 @@ __device__ __forceinline__ int64_t segment_end_col(int64_t p1, int head, int64_t
 /// Wrap: rows whose partial last pack goes into their head pack (thread_packs.cuh) may come; an
 /// instance of its own for the same reason (plan.hpp: registers_rows_wrap).
 template <class Op, class T, int N, int G, int K, int Block, bool Staged = false, bool Wrap = false>
-__global__ void __maxnreg__((registers_kernel_budget<Op, T, G, Block, K * N, Staged>))
+__global__ void __maxnreg__((registers_kernel_cap<Op, T, N, G, K, Block, Staged, Wrap>))
 registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   using reducer = typename Op::reducer;
   using value = typename Op::value;
@@ -287,8 +294,12 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   // Sub-warp rows one after the other in `out` that start or end inside a pack store their shared
   // boundary packs whole (thread_packs.cuh: edge_merge, merges_edge_packs_v); aligned rows keep the
   // plain path. Not layer_norm's (two-pass): its 64-register sub-warp instances spilled 0 -> 84
-  // bytes with it.
-  constexpr bool merge_edges_instance = merges_edge_packs_v<T, N, G> && !op_two_pass<Op>::value;
+  // bytes with it. Only in the Wrap instance, which the plan gives rows that start or end inside a
+  // pack on such groups (plan.hpp: registers_wrap_instance): in the other, which then runs aligned
+  // rows of whole packs only, it took bf16 softmax's 32-column kernel from 47 to 63 registers
+  // (ptxas), 10 to 8 CTAs per SM. (The H200 sweeps since it came, session 46, read those rows at
+  // 90-93 % of the copy floor; 98-100 % before. Not yet measured without it.)
+  constexpr bool merge_edges_instance = merges_edge_packs_v<T, N, G> && !op_two_pass<Op>::value && Wrap;
   const bool merges_edges = merge_edges_instance && csize == 1 && io.out_stride == io.cols &&
                             io.cols >= 2 * N && (first_head != 0 || io.cols % N != 0);
   int64_t it = 0;  // row steps taken (the cluster exchange's step index)
@@ -339,7 +350,7 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
     if constexpr (registers_kernel_prefetches<Op, T, G, Block, K * N, Staged>) {
       const int64_t ahead = csize > 1 ? step
                                       : static_cast<int64_t>(sm_id_count()) *
-                                            registers_kernel_ctas<Op, T, G, Block, K * N, Staged> * rows_per_step;
+                                            registers_kernel_ctas<Op, T, N, G, K, Block, Staged, Wrap> * rows_per_step;
       if (lane == 0 && row + ahead < io.rows) {
         const int64_t next = row + ahead;
         const int64_t c0 = segment_first_col<N>(seg_begin, head);

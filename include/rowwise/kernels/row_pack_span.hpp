@@ -50,6 +50,14 @@ __host__ __device__ __forceinline__ constexpr int64_t wrapped_row_pack_span(int6
   return row_pack_span(cols, n, head) - (wrapped_row_tail(cols, n, head) > 0 ? 1 : 0);
 }
 
+/// Whether a registers kernel's groups of `g` threads store the edge packs their rows share merged
+/// (thread_packs.cuh: edge_merge): 16-bit rows of packs of 8 on groups of 2. Their instances with
+/// the wrap's code only (registers_kernel.cuh), which plans of rows that start or end inside a pack
+/// take for such groups (plan.hpp: registers_wrap_instance).
+__host__ __device__ __forceinline__ constexpr bool merges_edge_packs(int elem_bytes, int n, int g) {
+  return g == 2 && elem_bytes == 2 && n == 8;
+}
+
 /// Whether every whole pack of a row (inside it, not wrapped) has a column before it and one after
 /// it inside the row: what 4-byte words at an odd 2-byte element read around a pack's n columns
 /// (row_io.cuh: load_column_params_by_words). `ref` is the row's whole packs' column modulo n

@@ -347,8 +347,9 @@ struct edge_merge {
 /// form for every sub-warp group took 16-bit 32-column rows at offset 1 from 55 to 69 % of the copy
 /// floor but 128-column ones (groups of 8) from 86 to 71 % and fp32 32-column ones from 69 to 54:
 /// those rows are issue-bound, and the merge adds instructions to every lane of the warp.
+/// (row_pack_span.hpp: merges_edge_packs, which the plan reads too.)
 template <class T, int N, int G>
-inline constexpr bool merges_edge_packs_v = G == 2 && sizeof(T) == 2 && N == 8;
+inline constexpr bool merges_edge_packs_v = merges_edge_packs(static_cast<int>(sizeof(T)), N, G);
 
 /// The lane (within its group) that holds the last pack of a row of `cols` columns and head `head`:
 /// pack 0's when the row wraps (its tail is in the head pack), else the row's last pack's.
