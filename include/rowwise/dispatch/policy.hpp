@@ -248,7 +248,7 @@ constexpr int row_kernel_registers_for(bool fuses_residual, bool with_params, in
 /// Those rows used 91-96 registers under 128 until word_then_pack_columns took the wrap's
 /// 64-thread instance to 106-112, 10 -> 9 CTAs per SM (bf16 32768 x 2048 offset by one 100.2 ->
 /// 92.8 % on an H100, bench/NOTES.md 53); at 96 they compile to 90-96 without spills and read
-/// 92.3 -> 98.5 % (bf16) and 96.9 -> 99.2 % (fp16) there (an H100, NOTES 55). The instances without
+/// 92.8 -> 98.5-98.9 % (bf16) and 96.8 -> 99.1-99.7 % (fp16) there (an H100, NOTES 55 e). The instances without
 /// the wrap stay under 128 (93 registers): capped at 96 too, aligned rows of 1024-5120 columns read
 /// 102 -> 101 % (NOTES 55).
 ///

@@ -298,7 +298,8 @@ registers_kernel(row_io<T> io, Op op, int64_t segment_packs) {
   // pack on such groups (plan.hpp: registers_wrap_instance): in the other, which then runs aligned
   // rows of whole packs only, it took bf16 softmax's 32-column kernel from 47 to 63 registers
   // (ptxas), 10 to 8 CTAs per SM. (The H200 sweeps since it came, session 46, read those rows at
-  // 90-93 % of the copy floor; 98-100 % before. Not yet measured without it.)
+  // 90-93 % of the copy floor; 98-100 % before. Without it an H100 read them 0.3-0.4 points lower,
+  // at the floor either way, bench/NOTES.md 55; the H200 not yet measured.)
   constexpr bool merge_edges_instance = merges_edge_packs_v<T, N, G> && !op_two_pass<Op>::value && Wrap;
   const bool merges_edges = merge_edges_instance && csize == 1 && io.out_stride == io.cols &&
                             io.cols >= 2 * N && (first_head != 0 || io.cols % N != 0);
