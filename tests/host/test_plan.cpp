@@ -949,6 +949,12 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
           CHECK(raised >= base);
           CHECK(raised % 8 == 0);
           CHECK(dsp::ctas_by_registers(raised, block) == dsp::ctas_by_registers(base, block));
+          // The kernels' prefetch distance and the plan count CTAs alike (ctas_per_sm); at these
+          // budgets the register file binds before the SM's thread slots, at every cap.
+          for (bool wrap : {false, true}) {
+            const int cap = dsp::row_kernel_register_cap(raised, fuses, elem_bytes, values, wrap);
+            CHECK(dsp::ctas_per_sm(cap, block) == dsp::ctas_by_registers(cap, block));
+          }
         }
       }
   }
@@ -978,6 +984,10 @@ TEST_CASE("policy: the register budgets let two CTAs of every registers config s
   CHECK(dsp::ctas_by_registers(80, 352) == 2);
   CHECK(dsp::ctas_by_registers(88, 352) == 1);
   CHECK(dsp::ctas_by_registers(64, 128) == 8);
+  // Below 32 registers the thread slots bind: 64 threads at 24 registers, 42 CTAs by registers,
+  // 32 by threads.
+  CHECK(dsp::ctas_by_registers(24, 64) == 42);
+  CHECK(dsp::ctas_per_sm(24, 64) == 32);
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 384, 32, 384) == 80);
   CHECK(dsp::row_kernel_registers_for(false, true, 2, 128, 32, 128) == 64);
   // Wide rows: 96 registers (five CTAs of 128 threads holding four rows of 32 threads each),

@@ -212,13 +212,13 @@ constexpr bool row_kernel_prefetches_of(const problem& p, int block, int values,
                                staged && has_two_weights(p));
 }
 
-/// CTAs of that kernel one SM holds by its registers; 0 when the device's registers are unknown.
+/// CTAs of that kernel one SM holds (ctas_per_sm: registers, then thread slots); 0 when the
+/// device's registers are unknown.
 constexpr int row_kernel_ctas_per_sm(const problem& p, const device_limits& dev, int block, int values,
                                      int threads_per_row, bool staged = false, bool wrap = false) {
   if (dev.regs_per_sm <= 0) return 0;
   const int regs = row_kernel_registers_of(p, block, values, threads_per_row, staged, wrap);
-  const int by_regs = ctas_by_registers(regs, block, dev.regs_per_sm);
-  return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
+  return ctas_per_sm(regs, block, dev.regs_per_sm);
 }
 
 /// Whether a registers plan stages its column parameters (kernels/column_stage.cuh): when every

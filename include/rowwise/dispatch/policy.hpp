@@ -203,6 +203,19 @@ constexpr int ctas_by_registers(int regs, int block, int regs_per_sm = 65536) {
   return (regs_per_sm / 4 / per_warp) * 4 / warps;
 }
 
+/// Threads one SM holds (every GPU since sm_75 but sm_86/89's 1536, where this only makes the
+/// column stage's occupancy test below conservative).
+inline constexpr int max_threads_per_sm = 2048;
+
+/// CTAs of `block` threads at `regs` registers per thread resident on one SM: its register file's
+/// count (ctas_by_registers), at most what its thread slots hold. The one count of the plan (CTAs
+/// per SM, plan.hpp: row_kernel_ctas_per_sm) and of the kernel (its prefetch distance,
+/// registers_kernel.cuh: registers_kernel_ctas), so that the two cannot differ.
+constexpr int ctas_per_sm(int regs, int block, int regs_per_sm = 65536) {
+  const int by_regs = ctas_by_registers(regs, block, regs_per_sm);
+  return by_regs < max_threads_per_sm / block ? by_regs : max_threads_per_sm / block;
+}
+
 /// Whether a registers kernel prefetches into L2 the segment of the row it (in a persistent
 /// cluster grid) or a CTA one wave later (a grid of one CTA per row step) takes next, while it
 /// reduces and writes this one: when its register budget leaves an SM at most 64 KiB of row
@@ -350,10 +363,6 @@ constexpr bool two_pass_cluster_sums(int elem_bytes) { return elem_bytes == 4; }
 /// keep their stage: without it 28672-98304 columns lost 4-22 points (65536 86 -> 66 %, its staged
 /// instance also having thread shifts); 20480 / 24576 gained 3-5, measured once, not yet a rule.
 constexpr bool clustered_rows_stage_weights(int elem_bytes, bool two_weights) { return elem_bytes >= 4 || !two_weights; }
-
-/// Threads one SM holds (every GPU since sm_75 but sm_86/89's 1536, where this only makes the
-/// column stage's occupancy test below conservative).
-inline constexpr int max_threads_per_sm = 2048;
 
 /// Copy the per-column parameters (weights) of the packs each thread holds into shared memory as
 /// the registers kernel starts (kernels/column_stage.cuh), when that costs no CTA per SM.

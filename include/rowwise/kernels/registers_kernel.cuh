@@ -173,10 +173,11 @@ template <class Op, class T, int N, int G, int K, int Block, bool Staged, bool W
 inline constexpr int registers_kernel_cap = dispatch::row_kernel_register_cap(
     registers_kernel_budget<Op, T, G, Block, K * N, Staged>, Op::fuses_residual, static_cast<int>(sizeof(T)),
     K * N, Wrap);
-/// CTAs of the instance resident per SM by its cap: the prefetch's distance of one wave.
+/// CTAs of the instance resident per SM at its cap, counted as the plan counts them
+/// (dispatch/policy.hpp: ctas_per_sm): the prefetch's distance of one wave.
 template <class Op, class T, int N, int G, int K, int Block, bool Staged, bool Wrap>
 inline constexpr int registers_kernel_ctas =
-    dispatch::ctas_by_registers(registers_kernel_cap<Op, T, N, G, K, Block, Staged, Wrap>, Block);
+    dispatch::ctas_per_sm(registers_kernel_cap<Op, T, N, G, K, Block, Staged, Wrap>, Block);
 template <class Op, class T, int G, int Block, int Values, bool Staged>
 inline constexpr bool registers_kernel_prefetches =
     dispatch::row_kernel_prefetches(Op::fuses_residual, Op::column_params, static_cast<int>(sizeof(T)), Block, Values,
