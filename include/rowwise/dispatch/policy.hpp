@@ -233,7 +233,7 @@ constexpr int ctas_per_sm(int regs, int block, int regs_per_sm = 65536) {
 inline constexpr int prefetch_next_row_max_bytes_per_sm = 64 * 1024;
 inline constexpr int prefetch_next_row_min_row_bytes = 1536;
 constexpr bool prefetch_next_row(int regs, int block, int load_bytes_per_thread, int row_bytes_per_group) {
-  return ctas_by_registers(regs, block) * block * load_bytes_per_thread <= prefetch_next_row_max_bytes_per_sm &&
+  return ctas_per_sm(regs, block) * block * load_bytes_per_thread <= prefetch_next_row_max_bytes_per_sm &&
          row_bytes_per_group >= prefetch_next_row_min_row_bytes;
 }
 
